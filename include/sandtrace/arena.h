@@ -1,0 +1,125 @@
+/* sandtrace/arena.h - layout and API of the shared-memory arena every traced process maps. */
+#ifndef SANDTRACE_ARENA_H
+#define SANDTRACE_ARENA_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * One arena per run: a POSIX shared-memory object of mode 0600 with an
+ * unguessable name ("/sandtrace-<pid>-<128 random bits in hex>"), created by
+ * the daemon and sized at start with ftruncate (sparse: a page costs memory
+ * only once touched).  Traced processes map it read-write at any address.
+ *
+ * Everything inside holds offsets from the arena's base, never pointers.
+ * Offset 0 is the header, so 0 doubles as "no object".  Allocation is a
+ * bounds-checked fetch-and-add on `bump`; there is no free.  A full arena
+ * makes the allocation fail (counted in SANDTRACE_CTR_FULL): callers stop
+ * caching, they never crash and never answer wrongly.
+ */
+
+#define SANDTRACE_ARENA_MAGIC UINT64_C(0x616e657261545453) /* "STTarena" little-endian */
+#define SANDTRACE_ARENA_VERSION 1u
+#define SANDTRACE_ARENA_NAME_MAX 64
+/* Default size: 256 MiB of address space, touched only as used. */
+#define SANDTRACE_ARENA_DEFAULT_SIZE (UINT64_C(256) << 20)
+#define SANDTRACE_ARENA_ALIGN 16u
+
+/* Counters in the header (rare events only: hot-path counters stay per process). */
+enum sandtrace_arena_counter {
+	SANDTRACE_CTR_INSERTS = 0,   /* Ctrie insertions that won their CAS */
+	SANDTRACE_CTR_CAS_RETRIES,   /* failed CAS attempts that were retried */
+	SANDTRACE_CTR_FULL,          /* allocations refused because the arena is full */
+	SANDTRACE_CTR_ATTACHES,      /* processes that mapped the arena */
+	SANDTRACE_CTR_BYTES_NODES,   /* bytes allocated to Ctrie nodes */
+	SANDTRACE_CTR_LNODES,        /* LNode (full hash collision) insertions */
+	SANDTRACE_CTR_MAX = 8
+};
+
+struct sandtrace_arena_header {
+	uint64_t magic;                       /*  0: SANDTRACE_ARENA_MAGIC */
+	uint32_t version;                     /*  8: SANDTRACE_ARENA_VERSION */
+	uint32_t header_size;                 /* 12: sizeof(struct sandtrace_arena_header) */
+	uint64_t size;                        /* 16: bytes in the object (and mapped) */
+	_Atomic uint64_t bump;                /* 24: next free offset (fetch-and-add) */
+	_Atomic uint64_t generation;          /* 32: bumped by a policy reload */
+	_Atomic uint64_t root;                /* 40: offset of the current Ctrie root INode */
+	_Atomic uint64_t policy;              /* 48: offset of the compiled sandbox (policy.h) */
+	uint32_t run_flags;                   /* 56: enum sandtrace_run_flags */
+	uint32_t reserved0;                   /* 60 */
+	_Atomic uint64_t counters[SANDTRACE_CTR_MAX]; /* 64..127 */
+};
+_Static_assert(offsetof(struct sandtrace_arena_header, bump) == 24, "layout");
+_Static_assert(offsetof(struct sandtrace_arena_header, root) == 40, "layout");
+_Static_assert(offsetof(struct sandtrace_arena_header, run_flags) == 56, "layout");
+_Static_assert(offsetof(struct sandtrace_arena_header, counters) == 64, "layout");
+_Static_assert(sizeof(struct sandtrace_arena_header) == 128, "header is two cache lines");
+
+/* A process's view of an arena: caller-owned storage, no allocation. */
+struct sandtrace_arena {
+	uint8_t *base;   /* where this process mapped it; NULL when detached */
+	uint64_t size;   /* mapped bytes */
+};
+
+/*
+ * sandtrace_arena_create - create, size and map a new arena; write its name
+ * (NUL-terminated, < SANDTRACE_ARENA_NAME_MAX) to name.  size is in bytes,
+ * at least 64 KiB.  Returns 0 or -errno.  Not async-signal-safe (daemon only).
+ */
+int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t run_flags,
+			   char name[SANDTRACE_ARENA_NAME_MAX]);
+
+/*
+ * sandtrace_arena_attach - map an existing arena by name.  Never aborts and
+ * never allocates: returns 0, -errno from shm_open/fstat/mmap, or -EPROTO
+ * when the magic, version or size in the header do not match (a->base is
+ * then NULL and the caller runs without a cache).  Async-signal-safe.
+ */
+int sandtrace_arena_attach(struct sandtrace_arena *a, const char *name);
+
+/* sandtrace_arena_detach - unmap.  Safe on a detached arena. */
+void sandtrace_arena_detach(struct sandtrace_arena *a);
+
+/* sandtrace_arena_unlink - remove the name (the daemon, at the end of the run).  0 or -errno. */
+int sandtrace_arena_unlink(const char *name);
+
+/*
+ * sandtrace_arena_alloc - allocate size bytes aligned to
+ * SANDTRACE_ARENA_ALIGN; returns the offset, or 0 when the arena is full
+ * (SANDTRACE_CTR_FULL is then incremented).  Lock-free, usable from any
+ * thread of any process; the memory is zero (fresh pages, never reused).
+ * Linearization point: the fetch-and-add on bump (relaxed: the bytes are
+ * published later by a release CAS/store of an offset pointing at them).
+ */
+uint64_t sandtrace_arena_alloc(struct sandtrace_arena *a, uint64_t size);
+
+/*
+ * sandtrace_arena_valid - check a mapped arena's header (magic, version,
+ * size, bump within bounds, root/policy offsets inside).  For a map that a
+ * crashed writer left behind.  Thread-safe.
+ */
+bool sandtrace_arena_valid(const struct sandtrace_arena *a);
+
+static inline struct sandtrace_arena_header *sandtrace_arena_hdr(const struct sandtrace_arena *a)
+{
+	return (struct sandtrace_arena_header *)a->base;
+}
+
+/* Translate an offset into a pointer, or NULL for 0 or out-of-bounds (len bytes needed). */
+static inline void *sandtrace_arena_ptr(const struct sandtrace_arena *a, uint64_t off, uint64_t len)
+{
+	if (off == 0 || off > a->size || len > a->size - off)
+		return NULL;
+	return a->base + off;
+}
+
+/* Add to a header counter (relaxed: statistics only). */
+static inline void sandtrace_arena_count(struct sandtrace_arena *a, enum sandtrace_arena_counter c,
+					 uint64_t n)
+{
+	atomic_fetch_add_explicit(&sandtrace_arena_hdr(a)->counters[c], n, memory_order_relaxed);
+}
+
+#endif

@@ -1,0 +1,81 @@
+/* sandtrace/common.h - access kinds, sandbox classes and actions shared by shim, daemon and CLI. */
+#ifndef SANDTRACE_COMMON_H
+#define SANDTRACE_COMMON_H
+
+#include <stdint.h>
+
+/*
+ * Access kinds, as recorded in the report.  The letter is the one printed by
+ * `sandtrace report --list` (KIND<TAB>PATH).
+ *   READ    a file opened for reading (or loaded: dlopen, LD_AUDIT)
+ *   WRITE   create, modify (data or metadata), delete, rename (both names)
+ *   QUERY   stat/access/readlink and other metadata lookups
+ *   EXEC    a program (or #! interpreter) executed
+ *   DIR     a directory listed (opendir, scandir, nftw)
+ *   MISSING a lookup that failed with ENOENT (or was hidden by the sandbox)
+ */
+enum sandtrace_kind {
+	SANDTRACE_KIND_READ = 0,
+	SANDTRACE_KIND_WRITE = 1,
+	SANDTRACE_KIND_QUERY = 2,
+	SANDTRACE_KIND_EXEC = 3,
+	SANDTRACE_KIND_DIR = 4,
+	SANDTRACE_KIND_MISSING = 5,
+	SANDTRACE_KIND_MAX = 6
+};
+
+/* Letters of the kinds, indexed by enum sandtrace_kind. */
+#define SANDTRACE_KIND_LETTERS "RWQXDN"
+
+/*
+ * Sandbox classes: what a policy rule governs.  `read` governs reads,
+ * queries, directory listings and failed lookups; `write` governs writes;
+ * `exec` governs execs.  A rule's class set is a bit mask of these.
+ */
+enum sandtrace_class {
+	SANDTRACE_CLASS_READ = 1u << 0,
+	SANDTRACE_CLASS_WRITE = 1u << 1,
+	SANDTRACE_CLASS_EXEC = 1u << 2,
+	SANDTRACE_CLASS_ANY = 7u
+};
+
+/* The sandbox class that governs an access kind (a SANDTRACE_CLASS_* bit). */
+static inline unsigned sandtrace_kind_class(unsigned kind)
+{
+	return kind == SANDTRACE_KIND_WRITE  ? SANDTRACE_CLASS_WRITE
+	       : kind == SANDTRACE_KIND_EXEC ? SANDTRACE_CLASS_EXEC
+					     : SANDTRACE_CLASS_READ;
+}
+
+/* Actions of policy rules, and verdicts. */
+enum sandtrace_action {
+	SANDTRACE_ALLOW = 0,
+	SANDTRACE_DENY = 1,
+	SANDTRACE_ASK = 2
+};
+
+/*
+ * Run-wide flags, passed to every traced process in SANDTRACE_FLAGS (decimal)
+ * and stored in the arena header.
+ */
+enum sandtrace_run_flags {
+	SANDTRACE_F_FENCED = 1u << 0,     /* a deny/ask is never turned into an allow */
+	SANDTRACE_F_FAIL_OPEN = 1u << 1,  /* explicit: a lost daemon allows asks */
+	SANDTRACE_F_RECORD_ALL = 1u << 2, /* send every access, not first sightings */
+	SANDTRACE_F_NO_CACHE = 1u << 3,   /* no arena: every access asks the daemon */
+	SANDTRACE_F_MANIFEST = 1u << 4    /* reserved for input manifests */
+};
+
+/* Environment variables read by the shim (set by `sandtrace run` / `sandtrace env`). */
+#define SANDTRACE_ENV_SOCKET "SANDTRACE_SOCKET" /* absolute path of the daemon's unix socket */
+#define SANDTRACE_ENV_ARENA "SANDTRACE_ARENA"   /* POSIX shm name of the arena ("" = none) */
+#define SANDTRACE_ENV_LIB "SANDTRACE_LIB"       /* absolute path of libsandtrace.so */
+#define SANDTRACE_ENV_FLAGS "SANDTRACE_FLAGS"   /* decimal enum sandtrace_run_flags */
+#define SANDTRACE_ENV_AUDIT "SANDTRACE_AUDIT"   /* absolute path of the LD_AUDIT library, optional */
+
+/* Exit code of `sandtrace run --strict` when the trace found problems. */
+#define SANDTRACE_EXIT_STRICT 121
+/* Exit code of `sandtrace run` for its own errors (bad usage, daemon failed to start). */
+#define SANDTRACE_EXIT_ERROR 125
+
+#endif

@@ -1,0 +1,79 @@
+/* sandtrace/ctrie.h - lock-free concurrent hash trie (Ctrie) living in a shared-memory arena. */
+#ifndef SANDTRACE_CTRIE_H
+#define SANDTRACE_CTRIE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+/*
+ * After A. Prokopec, N. Bronson, P. Bagwell, M. Odersky, "Concurrent Tries
+ * with Efficient Non-Blocking Snapshots", PPoPP 2012 (insert and lookup
+ * only: no remove, hence no TNode and no contraction), with the wide nodes
+ * of A. Prokopec, "Cache-Tries: Concurrent Lock-Free Hash Tries with
+ * Constant-Time Operations", PPoPP 2018 (arXiv:1712.09636) in mind.
+ *
+ * Nodes: INode (the CAS target: one atomic offset of its main node), CNode
+ * (bitmap + array of branch offsets, popcount indexing), SNode (hash, key,
+ * value), LNode (a list of SNodes whose 64-bit hashes collide fully).
+ * All links are arena offsets.  Usable from many threads of many processes
+ * at once; each function documents its linearization point.
+ *
+ * A key is (key class byte, path bytes).  The key class is an enum
+ * sandtrace_kind for "already recorded" entries, or SANDTRACE_KEY_VERDICT +
+ * sandbox class for cached sandbox verdicts; the value is a 32-bit word
+ * (see SANDTRACE_V_*).
+ */
+
+#define SANDTRACE_KEY_VERDICT 0x40u   /* key class of a cached verdict: | class bit */
+#define SANDTRACE_KEY_NOFOLLOW 0x20u  /* or'ed into a record key: last component not followed */
+
+/* Values. */
+#define SANDTRACE_V_ACTION_MASK 0xffu /* enum sandtrace_action */
+#define SANDTRACE_V_EACCES (1u << 8)  /* denied with EACCES (visible, not writable) */
+#define SANDTRACE_V_RECORDED (1u << 9)
+
+/*
+ * sandtrace_ctrie_init - start a new generation: allocate an empty root
+ * INode and publish it in the header (release store), bumping generation.
+ * Lookups that already hold the old root finish on it.  Returns 0 or
+ * -ENOSPC.  Daemon only (one writer of the root).
+ */
+int sandtrace_ctrie_init(struct sandtrace_arena *a);
+
+/* sandtrace_ctrie_hash - the 64-bit hash used for (cls, key). Pure function. */
+uint64_t sandtrace_ctrie_hash(unsigned cls, const void *key, size_t len);
+
+/*
+ * sandtrace_ctrie_lookup - find (cls, key).  Returns 1 and stores the value,
+ * 0 when absent, -EINVAL when the arena holds no root or a node offset is
+ * out of bounds (a corrupted arena: callers treat it as a miss).
+ * Lock-free, wait-free in the absence of inserts; allocation-free and
+ * async-signal-safe.  Linearization point: the acquire load of the INode's
+ * main node that leads to the SNode (or to the empty slot).
+ */
+int sandtrace_ctrie_lookup(const struct sandtrace_arena *a, unsigned cls, const void *key,
+			   size_t len, uint32_t *value);
+
+/*
+ * sandtrace_ctrie_insert - insert (cls, key) -> value if absent.  Returns 1
+ * when this call inserted it, 0 when the key was already present (its value
+ * is stored in *prev if prev is not NULL; the existing value is kept), or
+ * -ENOSPC when the arena is full (nothing inserted; caller stops caching),
+ * -EINVAL on a corrupted arena.  Lock-free; async-signal-safe.
+ * Linearization point: the successful CAS (acq_rel) on an INode's main
+ * node that installs the new CNode/LNode.
+ */
+int sandtrace_ctrie_insert(struct sandtrace_arena *a, unsigned cls, const void *key, size_t len,
+			   uint32_t value, uint32_t *prev);
+
+/* Statistics gathered by a full walk (daemon, at the end of the run). */
+struct sandtrace_ctrie_stats {
+	uint64_t snodes, cnodes, inodes, lnodes, max_depth;
+};
+
+/* sandtrace_ctrie_stats - walk the current generation.  0 or -EINVAL. */
+int sandtrace_ctrie_stats(const struct sandtrace_arena *a, struct sandtrace_ctrie_stats *st);
+
+#endif

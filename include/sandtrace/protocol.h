@@ -1,0 +1,190 @@
+/* sandtrace/protocol.h - the wire protocol between the shim and sandtraced (one definition). */
+#ifndef SANDTRACE_PROTOCOL_H
+#define SANDTRACE_PROTOCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/*
+ * Transport: a SOCK_STREAM unix socket.  Every message is a fixed 16-byte
+ * frame header followed by `len` payload bytes.  Integers are in host byte
+ * order (both ends run on the same machine).  Binary throughout: paths are
+ * byte strings with explicit lengths and may hold newlines, tabs and invalid
+ * UTF-8.  The daemon trusts nothing: a bad magic, version, type or a length
+ * over SANDTRACE_MAX_PAYLOAD closes that client only.
+ *
+ * Clients send HELLO first on every connection (one connection per thread
+ * of a traced process; a forked child opens its own).  Only ACCESS with
+ * SANDTRACE_AF_REPLY gets an answer (VERDICT, same seq); everything else is
+ * fire-and-forget, so the shim never waits for the daemon except on a
+ * cache miss that needs a decision.
+ */
+
+#define SANDTRACE_PROTO_MAGIC 0x5354u /* 'S' 'T' */
+#define SANDTRACE_PROTO_VERSION 1u
+/* Largest payload accepted (bytes).  Paths longer than PATH_MAX fit whole. */
+#define SANDTRACE_MAX_PAYLOAD (4u << 20)
+
+/*
+ * The message list: X(NAME, value, direction, payload).  Generates the enum,
+ * the names used in logs, and the daemon's dispatch table.
+ */
+#define SANDTRACE_MSG_LIST(X)                                                  \
+	X(HELLO, 1, "c->d", "struct sandtrace_hello + exe + argv")             \
+	X(ACCESS, 2, "c->d", "struct sandtrace_access + path [+ path2]")       \
+	X(VERDICT, 3, "d->c", "struct sandtrace_verdict")                      \
+	X(EXIT, 4, "c->d", "struct sandtrace_exit")
+
+enum sandtrace_msg {
+#define SANDTRACE_X_ENUM(name, val, dir, payload) SANDTRACE_MSG_##name = val,
+	SANDTRACE_MSG_LIST(SANDTRACE_X_ENUM)
+#undef SANDTRACE_X_ENUM
+	SANDTRACE_MSG_MAX
+};
+
+/* Frame header: 16 bytes. */
+struct sandtrace_frame {
+	uint16_t magic;   /* SANDTRACE_PROTO_MAGIC */
+	uint8_t version;  /* SANDTRACE_PROTO_VERSION */
+	uint8_t type;     /* enum sandtrace_msg */
+	uint32_t len;     /* payload bytes that follow, <= SANDTRACE_MAX_PAYLOAD */
+	uint32_t seq;     /* chosen by the client; echoed in VERDICT */
+	uint32_t flags;   /* per type; 0 if unused */
+};
+_Static_assert(sizeof(struct sandtrace_frame) == 16, "frame header is 16 bytes");
+
+/* HELLO flags (frame.flags). */
+enum sandtrace_hello_flags {
+	SANDTRACE_HF_NO_ARENA = 1u << 0,     /* this process could not map the arena */
+	SANDTRACE_HF_ARGV_TRUNC = 1u << 1,   /* argv did not fit and was cut */
+	SANDTRACE_HF_THREAD = 1u << 2,       /* an extra connection of a known process */
+	SANDTRACE_HF_ARENA_BAD = 1u << 3     /* the arena's magic/version did not match */
+};
+
+/*
+ * HELLO payload: this struct, then exe_len bytes of the executable's path,
+ * then argv_len bytes of argv (each argument NUL-terminated).
+ */
+struct sandtrace_hello {
+	int32_t pid;
+	int32_t ppid;
+	uint32_t exe_len;
+	uint32_t argv_len;
+};
+_Static_assert(sizeof(struct sandtrace_hello) == 16, "hello is 16 bytes");
+
+/* ACCESS flags (sandtrace_access.flags). */
+enum sandtrace_access_flags {
+	SANDTRACE_AF_REPLY = 1u << 0,      /* decide and answer with VERDICT; do not record */
+	SANDTRACE_AF_DENIED = 1u << 1,     /* the shim refused the call: a violation */
+	SANDTRACE_AF_UNTRACED = 1u << 2,   /* EXEC of a program the shim cannot follow; aux says why */
+	SANDTRACE_AF_FAIL_OPEN = 1u << 3,  /* allowed only because the daemon was lost (fail-open) */
+	SANDTRACE_AF_TWO_PATHS = 1u << 4,  /* payload holds path2 after path (rename, link) */
+	SANDTRACE_AF_ASKED = 1u << 5       /* the verdict came from an ask rule */
+};
+
+/* Why an exec is untraced (sandtrace_access.aux with SANDTRACE_AF_UNTRACED). */
+enum sandtrace_untraced {
+	SANDTRACE_UNTRACED_STATIC = 1, /* ELF without PT_INTERP: the preload cannot load */
+	SANDTRACE_UNTRACED_SETID = 2,  /* set-id or file capabilities: ld.so drops LD_PRELOAD */
+	SANDTRACE_UNTRACED_OTHER = 3
+};
+
+/*
+ * ACCESS payload: this struct, then path_len bytes of the absolute,
+ * normalised path, then (SANDTRACE_AF_TWO_PATHS) path2_len bytes.
+ * kind is an enum sandtrace_kind; err is the errno of the real call (0 on
+ * success) for records; verdict is the enum sandtrace_action the shim
+ * applied (records) or 0 (requests).
+ */
+struct sandtrace_access {
+	uint8_t kind;
+	uint8_t verdict;
+	uint16_t flags;
+	int32_t err;
+	uint32_t aux;
+	uint32_t path_len;
+	uint32_t path2_len;
+	uint32_t reserved;
+};
+_Static_assert(sizeof(struct sandtrace_access) == 24, "access is 24 bytes");
+
+/* VERDICT payload: answer to an ACCESS with SANDTRACE_AF_REPLY. */
+struct sandtrace_verdict {
+	uint8_t action; /* enum sandtrace_action: ALLOW or DENY (ask is resolved) */
+	uint8_t reserved[3];
+	int32_t err;    /* errno to fail the call with when denied: ENOENT or EACCES */
+};
+_Static_assert(sizeof(struct sandtrace_verdict) == 8, "verdict is 8 bytes");
+
+/* EXIT payload: sent from exit()/_exit() of a traced process. */
+struct sandtrace_exit {
+	int32_t status;      /* the argument of exit() */
+	uint32_t reserved;
+	uint64_t calls;      /* intercepted calls in this process */
+	uint64_t hits;       /* answered from the arena without a message */
+	uint64_t messages;   /* messages sent to the daemon */
+};
+_Static_assert(sizeof(struct sandtrace_exit) == 32, "exit is 32 bytes");
+
+/*
+ * sandtrace_proto_frame - fill a frame header.
+ * Async-signal-safe, allocation-free.
+ */
+void sandtrace_proto_frame(struct sandtrace_frame *f, unsigned type, uint32_t len, uint32_t seq,
+			   uint32_t flags);
+
+/*
+ * sandtrace_proto_check_frame - validate a received frame header.
+ * Returns 0, -EPROTO (bad magic, version or type) or -EMSGSIZE (len over
+ * SANDTRACE_MAX_PAYLOAD).  Async-signal-safe.
+ */
+int sandtrace_proto_check_frame(const struct sandtrace_frame *f);
+
+/* A decoded ACCESS: pointers into the payload buffer (not NUL-terminated). */
+struct sandtrace_access_view {
+	struct sandtrace_access a;
+	const char *path;
+	const char *path2; /* NULL without SANDTRACE_AF_TWO_PATHS */
+};
+
+/*
+ * sandtrace_proto_decode_access - decode an ACCESS payload of len bytes.
+ * Returns 0 or -EPROTO when the lengths disagree with len, the kind is out
+ * of range, or path is empty.  Does not copy; thread-safe.
+ */
+int sandtrace_proto_decode_access(const void *payload, uint32_t len,
+				  struct sandtrace_access_view *out);
+
+/* A decoded HELLO. */
+struct sandtrace_hello_view {
+	struct sandtrace_hello h;
+	const char *exe;
+	const char *argv; /* argv_len bytes, NUL-separated */
+};
+
+/* sandtrace_proto_decode_hello - as decode_access, for HELLO.  0 or -EPROTO. */
+int sandtrace_proto_decode_hello(const void *payload, uint32_t len,
+				 struct sandtrace_hello_view *out);
+
+/*
+ * sandtrace_proto_send - write one whole message (frame + the iov parts) to a
+ * stream socket with sendmsg(MSG_NOSIGNAL), retrying on EINTR and short
+ * writes.  Returns 0 or -errno (-EPIPE when the daemon is gone).  Never
+ * allocates; async-signal-safe.  at most 6 parts.
+ */
+int sandtrace_proto_send(int fd, unsigned type, uint32_t seq, uint32_t flags,
+			 const struct iovec *parts, int nparts);
+
+/*
+ * sandtrace_proto_recv_exact - read exactly n bytes, retrying on EINTR.
+ * timeout_ms < 0 waits forever.  Returns 0, -ETIMEDOUT, -ECONNRESET on EOF,
+ * or -errno.  Never allocates; async-signal-safe.
+ */
+int sandtrace_proto_recv_exact(int fd, void *buf, size_t n, int timeout_ms);
+
+/* sandtrace_proto_msg_name - "HELLO", "ACCESS", ... or "?" for an unknown type. */
+const char *sandtrace_proto_msg_name(unsigned type);
+
+#endif
