@@ -34,7 +34,9 @@
 	X(HELLO, 1, "c->d", "struct sandtrace_hello + exe + argv")             \
 	X(ACCESS, 2, "c->d", "struct sandtrace_access + path [+ path2]")       \
 	X(VERDICT, 3, "d->c", "struct sandtrace_verdict")                      \
-	X(EXIT, 4, "c->d", "struct sandtrace_exit")
+	X(EXIT, 4, "c->d", "struct sandtrace_exit")                            \
+	X(INFO, 5, "c->d", "empty: asks for the arena name and run flags")    \
+	X(INFO_REPLY, 6, "d->c", "struct sandtrace_info + arena name")
 
 enum sandtrace_msg {
 #define SANDTRACE_X_ENUM(name, val, dir, payload) SANDTRACE_MSG_##name = val,
@@ -118,15 +120,33 @@ struct sandtrace_verdict {
 };
 _Static_assert(sizeof(struct sandtrace_verdict) == 8, "verdict is 8 bytes");
 
-/* EXIT payload: sent from exit()/_exit() of a traced process. */
+/* EXIT flags (frame.flags). */
+enum sandtrace_exit_flags {
+	SANDTRACE_EF_CHILD = 1u << 0 /* a parent reaped a child: pid names it, status is the raw wait status */
+};
+
+/*
+ * EXIT payload.  Without SANDTRACE_EF_CHILD: sent by a traced process from
+ * exit()/_exit() (status = the exit code) or its destructor (status = -1,
+ * unknown), with its counters.  With SANDTRACE_EF_CHILD: sent by a parent
+ * whose wait*() reaped pid, status as wait() returned it (W* macros); the
+ * counters are 0.
+ */
 struct sandtrace_exit {
-	int32_t status;      /* the argument of exit() */
-	uint32_t reserved;
+	int32_t status;
+	uint32_t reserved;   /* with SANDTRACE_EF_CHILD: the child's pid */
 	uint64_t calls;      /* intercepted calls in this process */
 	uint64_t hits;       /* answered from the arena without a message */
 	uint64_t messages;   /* messages sent to the daemon */
 };
 _Static_assert(sizeof(struct sandtrace_exit) == 32, "exit is 32 bytes");
+
+/* INFO_REPLY payload: this struct, then name_len bytes of the arena name (0 = no arena). */
+struct sandtrace_info {
+	uint32_t run_flags; /* enum sandtrace_run_flags */
+	uint32_t name_len;
+};
+_Static_assert(sizeof(struct sandtrace_info) == 8, "info is 8 bytes");
 
 /*
  * sandtrace_proto_frame - fill a frame header.

@@ -1,0 +1,883 @@
+/* daemon/cli.c - `sandtrace`: run a command under trace, print the environment of a daemon, read reports. */
+#include <bsd/stdlib.h>
+#include <bsd/string.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sandtrace/arena.h>
+#include <sandtrace/common.h>
+#include <sandtrace/protocol.h>
+
+#include "report.h"
+#include "util.h"
+
+#ifndef SANDTRACE_VERSION
+#define SANDTRACE_VERSION "0.0.0"
+#endif
+
+/* How long the daemon may take to get ready, and to write its report after SIGTERM. */
+#define READY_TIMEOUT_MS 30000
+#define SHUTDOWN_TIMEOUT_S 120
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sandtrace run [OPTIONS] -- CMD [ARG...]\n"
+		"       sandtrace env --socket PATH\n"
+		"       sandtrace report [--list] FILE\n"
+		"       sandtrace --help | --version\n"
+		"\n"
+		"run options:\n"
+		"  --policy FILE        sandbox rules (ACTION CLASS PREFIX per line)\n"
+		"  --fence              deny what the policy does not allow (default rules without --policy)\n"
+		"  --fail-open          a lost daemon allows what would be asked (marked in the report)\n"
+		"  --fail-closed        a lost daemon denies what would be asked (default)\n"
+		"  --report FILE        write the JSON Lines report to FILE (default: a temporary file)\n"
+		"  --summary[=FILE]     print the summary to stderr (or FILE) even when it is not a tty\n"
+		"  --strict             exit %d when CMD succeeded but the trace found violations,\n"
+		"                       untraced programs or is incomplete\n"
+		"  --record=first|all   record the first access of each (kind, path) (default) or every\n"
+		"                       distinct one per process\n"
+		"  --no-cache           no shared-memory cache: every access asks the daemon\n"
+		"  --pidfile FILE       write the daemon's pid to FILE\n"
+		"  --log FILE           keep the daemon's log in FILE (default: removed at the end)\n"
+		"  --arena-size BYTES   size of the shared-memory arena (K, M, G suffixes)\n"
+		"\n"
+		"Exit status: CMD's status (128+N when killed by signal N), 127 when CMD is not found,\n"
+		"%d for sandtrace's own errors.\n",
+		SANDTRACE_EXIT_STRICT, SANDTRACE_EXIT_ERROR);
+}
+
+/* ---- locating the parts ---- */
+
+/* Directory of this executable (malloc'd), or NULL. */
+static char *self_dir(void)
+{
+	char *self = realpath("/proc/self/exe", NULL);
+	if (self == NULL)
+		return NULL;
+	char *slash = strrchr(self, '/');
+	if (slash == self)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	return self;
+}
+
+/*
+ * The preload library: $SANDTRACE_LIB, else <dir>/../shim/libsandtrace.so
+ * (build tree), else <dir>/../lib/sandtrace/libsandtrace.so (installed).
+ * Returns a malloc'd absolute path or NULL with a message printed.
+ */
+static char *find_shim(void)
+{
+	const char *env = getenv(SANDTRACE_ENV_LIB);
+	if (env != NULL && env[0] != '\0') {
+		char *p = realpath(env, NULL);
+		if (p == NULL)
+			warn("%s=%s", SANDTRACE_ENV_LIB, env);
+		return p;
+	}
+	char *dir = self_dir();
+	if (dir == NULL) {
+		warn("/proc/self/exe");
+		return NULL;
+	}
+	static const char *const rel[] = {"/../shim/libsandtrace.so",
+					  "/../lib/sandtrace/libsandtrace.so"};
+	for (size_t i = 0; i < 2; i++) {
+		char *cand, *p;
+		if (asprintf(&cand, "%s%s", dir, rel[i]) < 0)
+			break;
+		p = realpath(cand, NULL);
+		free(cand);
+		if (p != NULL) {
+			free(dir);
+			return p;
+		}
+	}
+	warnx("cannot find libsandtrace.so next to %s (set %s)", dir, SANDTRACE_ENV_LIB);
+	free(dir);
+	return NULL;
+}
+
+/* <dir of shim>/libsandtrace-audit.so when it exists, else NULL. */
+static char *find_audit(const char *shim)
+{
+	char *p;
+	const char *slash = strrchr(shim, '/');
+	if (asprintf(&p, "%.*s/libsandtrace-audit.so", (int)(slash - shim), shim) < 0)
+		return NULL;
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* LD_PRELOAD for traced programs: the shim first, then what was there. */
+static char *preload_value(const char *shim)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *v;
+	if (old != NULL && old[0] != '\0' && strstr(old, shim) == NULL) {
+		if (asprintf(&v, "%s:%s", shim, old) < 0)
+			return NULL;
+		return v;
+	}
+	if (old != NULL && old[0] != '\0')
+		return strdup(old);
+	return strdup(shim);
+}
+
+/* ---- run ---- */
+
+struct run_opts {
+	const char *policy, *report, *summary_file, *pidfile, *log, *arena_size;
+	bool fence, fail_open, strict, summary, no_cache, record_all;
+	char **cmd;
+};
+
+static volatile sig_atomic_t dummy_signal;
+static void note_signal(int sig)
+{
+	dummy_signal = sig;
+}
+
+/* Read "READY name\n" from fd within READY_TIMEOUT_MS.  Returns 0 (name in buf) or -1. */
+static int read_ready(int fd, char *name, size_t namelen)
+{
+	char buf[SANDTRACE_ARENA_NAME_MAX + 16];
+	size_t n = 0;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (n < sizeof(buf) - 1) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long waited = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+		if (waited >= READY_TIMEOUT_MS)
+			return -1;
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int r = poll(&pfd, 1, (int)(READY_TIMEOUT_MS - waited));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		ssize_t k = read(fd, buf + n, sizeof(buf) - 1 - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		n += (size_t)k;
+		if (memchr(buf, '\n', n) != NULL)
+			break;
+	}
+	buf[n] = '\0';
+	char *nl = strchr(buf, '\n');
+	if (nl == NULL || strncmp(buf, "READY ", 6) != 0)
+		return -1;
+	*nl = '\0';
+	strlcpy(name, strcmp(buf + 6, "-") == 0 ? "" : buf + 6, namelen);
+	return 0;
+}
+
+/* Describe a wait status: "exit status N" / "killed by signal N (NAME)". */
+static void describe_status(int st, char *buf, size_t len)
+{
+	if (WIFEXITED(st))
+		snprintf(buf, len, "exit status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, len, "wait status %#x", st);
+}
+
+/*
+ * The daemon was lost: append a summary saying so, with the counts of what
+ * the report holds.  Returns 0 or -errno.
+ */
+static int append_lost_summary(const char *report, const char *why)
+{
+	struct st__report_scan s;
+	char err[512];
+	int rc = st__report_scan(report, &s, err, sizeof(err));
+	if (rc < 0 && rc != -ENOENT)
+		warnx("%s", err);
+	struct st__summary sum = {0};
+	if (s.have_summary) {
+		/* The daemon finished early: keep its counts, but what came later was not seen. */
+		sum = s.summary;
+		sum.reasons = json_deep_copy(s.summary.reasons);
+	} else {
+		sum.processes = s.processes;
+		sum.accesses = s.accesses;
+		sum.unique_paths = s.unique_paths;
+		sum.violations = s.violations;
+		sum.untraced = s.untraced;
+	}
+	st__report_scan_free(&s);
+	st__summary_reason(&sum, "daemon lost: %s", why);
+	struct st__report w;
+	rc = st__report_open(&w, report, true);
+	if (rc == 0) {
+		st__report_emit(&w, st__rec_summary(&sum));
+		rc = st__report_close(&w);
+	}
+	st__summary_free(&sum);
+	return rc;
+}
+
+/* Print the human summary of a scanned report to f. */
+static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose)
+{
+	const struct st__summary *m = &s->summary;
+	bool have = s->have_summary;
+	uint64_t procs = have ? m->processes : s->processes;
+	uint64_t acc = have ? m->accesses : s->accesses;
+	uint64_t uniq = have ? m->unique_paths : s->unique_paths;
+	uint64_t viol = have ? m->violations : s->violations;
+	uint64_t untr = have ? m->untraced : s->untraced;
+
+	fprintf(f,
+		"sandtrace: %llu process%s, %llu access%s (%llu unique path%s), %llu violation%s, "
+		"%llu untraced\n",
+		(unsigned long long)procs, procs == 1 ? "" : "es", (unsigned long long)acc,
+		acc == 1 ? "" : "es", (unsigned long long)uniq, uniq == 1 ? "" : "s",
+		(unsigned long long)viol, viol == 1 ? "" : "s", (unsigned long long)untr);
+	if (verbose) {
+		size_t i;
+		json_t *v;
+		json_array_foreach(s->violation_list, i, v)
+		{
+			fprintf(f, "  violation: %s %s (pid %lld, %s, rule %s)\n",
+				json_string_value(json_object_get(v, "kind")),
+				json_string_value(json_object_get(v, "path")),
+				(long long)json_integer_value(json_object_get(v, "pid")),
+				json_string_value(json_object_get(v, "class")),
+				json_string_value(json_object_get(v, "rule")));
+		}
+		json_array_foreach(s->untraced_list, i, v)
+		{
+			const char *type = json_string_value(json_object_get(v, "type"));
+			bool proc = type && strcmp(type, "process") == 0;
+			const char *why = json_string_value(json_object_get(v, proc ? "why" : "untraced"));
+			fprintf(f, "  untraced: %s (%s, pid %lld)\n",
+				json_string_value(json_object_get(v, proc ? "exe" : "path")),
+				why ? why : "?", (long long)json_integer_value(json_object_get(v, "pid")));
+		}
+	}
+	if (!have) {
+		fprintf(f, "sandtrace: trace INCOMPLETE: the report has no summary\n");
+		return;
+	}
+	if (m->complete) {
+		fprintf(f, "sandtrace: trace complete\n");
+		return;
+	}
+	fprintf(f, "sandtrace: trace INCOMPLETE:");
+	size_t i;
+	json_t *r;
+	const char *sep = " ";
+	json_array_foreach(m->reasons, i, r)
+	{
+		fprintf(f, "%s%s", sep, json_string_value(r));
+		sep = "; ";
+	}
+	fprintf(f, "\n");
+}
+
+static bool scan_complete(const struct st__report_scan *s)
+{
+	return s->have_summary && s->summary.complete;
+}
+
+/* Remove the private directory and what the run put in it. */
+static void cleanup_dir(const char *dir, const char *report_tmp, const char *log_tmp,
+			const char *sock)
+{
+	if (report_tmp)
+		unlink(report_tmp);
+	if (log_tmp)
+		unlink(log_tmp);
+	unlink(sock);
+	if (rmdir(dir) < 0 && errno != ENOENT)
+		warn("rmdir %s", dir);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	enum { O_POLICY = 256, O_REPORT, O_FENCE, O_FAIL_OPEN, O_FAIL_CLOSED, O_STRICT, O_SUMMARY,
+	       O_PIDFILE, O_NO_CACHE, O_RECORD, O_LOG, O_ARENA_SIZE, O_HELP };
+	static const struct option opts[] = {
+		{"policy", required_argument, NULL, O_POLICY},
+		{"report", required_argument, NULL, O_REPORT},
+		{"fence", no_argument, NULL, O_FENCE},
+		{"fail-open", no_argument, NULL, O_FAIL_OPEN},
+		{"fail-closed", no_argument, NULL, O_FAIL_CLOSED},
+		{"strict", no_argument, NULL, O_STRICT},
+		{"summary", optional_argument, NULL, O_SUMMARY},
+		{"pidfile", required_argument, NULL, O_PIDFILE},
+		{"no-cache", no_argument, NULL, O_NO_CACHE},
+		{"record", required_argument, NULL, O_RECORD},
+		{"log", required_argument, NULL, O_LOG},
+		{"arena-size", required_argument, NULL, O_ARENA_SIZE},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	struct run_opts o = {0};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (c) {
+		case O_POLICY: o.policy = optarg; break;
+		case O_REPORT: o.report = optarg; break;
+		case O_FENCE: o.fence = true; break;
+		case O_FAIL_OPEN: o.fail_open = true; break;
+		case O_FAIL_CLOSED: o.fail_open = false; break;
+		case O_STRICT: o.strict = true; break;
+		case O_SUMMARY:
+			o.summary = true;
+			o.summary_file = optarg;
+			break;
+		case O_PIDFILE: o.pidfile = optarg; break;
+		case O_NO_CACHE: o.no_cache = true; break;
+		case O_LOG: o.log = optarg; break;
+		case O_ARENA_SIZE: {
+			uint64_t sz;
+			if (st__parse_size(optarg, &sz) < 0) {
+				warnx("--arena-size %s: not a size", optarg);
+				return SANDTRACE_EXIT_ERROR;
+			}
+			o.arena_size = optarg;
+			break;
+		}
+		case O_RECORD:
+			if (strcmp(optarg, "all") == 0) {
+				o.record_all = true;
+			} else if (strcmp(optarg, "first") == 0) {
+				o.record_all = false;
+			} else {
+				warnx("--record=%s: expected all or first", optarg);
+				return SANDTRACE_EXIT_ERROR;
+			}
+			break;
+		case O_HELP:
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return SANDTRACE_EXIT_ERROR;
+		}
+	}
+	if (optind >= argc) {
+		warnx("run: no command given");
+		usage(stderr);
+		return SANDTRACE_EXIT_ERROR;
+	}
+	o.cmd = argv + optind;
+
+	char *shim = find_shim();
+	if (shim == NULL)
+		return SANDTRACE_EXIT_ERROR;
+	char *audit = find_audit(shim);
+	char *dir = self_dir(), *daemon_path = NULL;
+	if (dir == NULL || asprintf(&daemon_path, "%s/sandtraced", dir) < 0 ||
+	    access(daemon_path, X_OK) < 0) {
+		warn("%s", daemon_path ? daemon_path : "sandtraced");
+		return SANDTRACE_EXIT_ERROR;
+	}
+	free(dir);
+
+	/* The private directory: its socket must fit in sun_path, so fall back to /tmp. */
+	const char *tmp = getenv("TMPDIR");
+	char tdir[96]; /* TMPDIR is capped at 60 bytes: the socket path must fit in sun_path */
+	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > 60)
+		tmp = "/tmp";
+	snprintf(tdir, sizeof(tdir), "%s/sandtrace.XXXXXX", tmp);
+	if (mkdtemp(tdir) == NULL) {
+		warn("mkdtemp %s", tdir);
+		return SANDTRACE_EXIT_ERROR;
+	}
+	/* Traversable by every uid (children that drop privileges), not listable. */
+	if (chmod(tdir, 0711) < 0)
+		warn("chmod %s", tdir);
+	char sock[PATH_MAX], report_tmp[PATH_MAX], log_tmp[PATH_MAX];
+	snprintf(sock, sizeof(sock), "%s/sock", tdir);
+	snprintf(report_tmp, sizeof(report_tmp), "%s/report.jsonl", tdir);
+	snprintf(log_tmp, sizeof(log_tmp), "%s/sandtraced.log", tdir);
+	const char *report = o.report ? o.report : report_tmp;
+	const char *logf = o.log ? o.log : log_tmp;
+
+	/* SIGCHLD and the forwarded signals are taken synchronously (sigtimedwait). */
+	sigset_t set, oldset;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &oldset);
+	/* A handler (never run while blocked) so that SIGCHLD is not discarded as ignored. */
+	signal(SIGCHLD, note_signal);
+
+	int ready[2];
+	if (pipe2(ready, O_CLOEXEC) < 0) {
+		warn("pipe");
+		cleanup_dir(tdir, NULL, NULL, sock);
+		return SANDTRACE_EXIT_ERROR;
+	}
+	pid_t self = getpid();
+	pid_t dpid = fork();
+	if (dpid < 0) {
+		warn("fork");
+		cleanup_dir(tdir, NULL, NULL, sock);
+		return SANDTRACE_EXIT_ERROR;
+	}
+	if (dpid == 0) {
+		/* The daemon: its own session, so a ^C at the terminal reaches CMD only. */
+		setsid();
+		close(ready[0]);
+		int rfd = ready[1];
+		if (rfd < 3) {
+			rfd = fcntl(rfd, F_DUPFD, 3);
+		}
+		fcntl(rfd, F_SETFD, 0);
+		int nul = open("/dev/null", O_RDWR);
+		if (nul >= 0) {
+			dup2(nul, 0);
+			dup2(nul, 1);
+			if (nul > 2)
+				close(nul);
+		}
+		char fdbuf[16], ppbuf[16];
+		snprintf(fdbuf, sizeof(fdbuf), "%d", rfd);
+		snprintf(ppbuf, sizeof(ppbuf), "%ld", (long)self);
+		size_t ncmd = 0;
+		while (o.cmd[ncmd])
+			ncmd++;
+		const char **dv = calloc(32 + ncmd, sizeof(char *));
+		size_t n = 0;
+		dv[n++] = daemon_path;
+		dv[n++] = "--socket";
+		dv[n++] = sock;
+		dv[n++] = "--report";
+		dv[n++] = report;
+		dv[n++] = "--log";
+		dv[n++] = logf;
+		dv[n++] = "--parent-pid";
+		dv[n++] = ppbuf;
+		dv[n++] = "--ready-fd";
+		dv[n++] = fdbuf;
+		if (o.policy) {
+			dv[n++] = "--policy";
+			dv[n++] = o.policy;
+		}
+		if (o.fence)
+			dv[n++] = "--fence";
+		if (o.no_cache)
+			dv[n++] = "--no-cache";
+		if (o.record_all)
+			dv[n++] = "--record-all";
+		if (o.fail_open)
+			dv[n++] = "--fail-open";
+		if (o.arena_size) {
+			dv[n++] = "--arena-size";
+			dv[n++] = o.arena_size;
+		}
+		dv[n++] = "--";
+		for (size_t i = 0; i < ncmd; i++)
+			dv[n++] = o.cmd[i];
+		dv[n] = NULL;
+		sigprocmask(SIG_SETMASK, &oldset, NULL);
+		signal(SIGCHLD, SIG_DFL);
+		execv(daemon_path, (char *const *)dv);
+		fprintf(stderr, "sandtrace: exec %s: %s\n", daemon_path, strerror(errno));
+		_exit(SANDTRACE_EXIT_ERROR);
+	}
+	close(ready[1]);
+	char arena[SANDTRACE_ARENA_NAME_MAX] = "";
+	if (read_ready(ready[0], arena, sizeof(arena)) < 0) {
+		close(ready[0]);
+		int st = 0;
+		/* Give a dying daemon a moment, then make sure it is gone. */
+		kill(dpid, SIGTERM);
+		waitpid(dpid, &st, 0);
+		char why[128];
+		describe_status(st, why, sizeof(why));
+		warnx("the daemon failed to start (%s)", why);
+		if (o.log == NULL) {
+			/* Its log would vanish with the directory: show it. */
+			FILE *lf = fopen(log_tmp, "re");
+			char line[1024];
+			while (lf && fgets(line, sizeof(line), lf))
+				if (strstr(line, "fatal:") == NULL) /* fatal lines were on stderr already */
+					fputs(line, stderr);
+			if (lf)
+				fclose(lf);
+		}
+		cleanup_dir(tdir, o.report ? NULL : report_tmp, o.log ? NULL : log_tmp, sock);
+		return SANDTRACE_EXIT_ERROR;
+	}
+	close(ready[0]);
+	if (o.pidfile != NULL) {
+		FILE *pf = fopen(o.pidfile, "we");
+		if (pf == NULL || fprintf(pf, "%ld\n", (long)dpid) < 0 || fclose(pf) != 0)
+			warn("--pidfile %s", o.pidfile);
+	}
+
+	unsigned flags = st__run_flags(o.fence, o.fail_open, o.record_all, o.no_cache);
+	char *preload = preload_value(shim);
+	pid_t cpid = fork();
+	if (cpid < 0) {
+		warn("fork");
+	} else if (cpid == 0) {
+		char fl[16];
+		snprintf(fl, sizeof(fl), "%u", flags);
+		setenv("LD_PRELOAD", preload, 1);
+		setenv(SANDTRACE_ENV_SOCKET, sock, 1);
+		setenv(SANDTRACE_ENV_ARENA, arena, 1);
+		setenv(SANDTRACE_ENV_LIB, shim, 1);
+		setenv(SANDTRACE_ENV_FLAGS, fl, 1);
+		if (audit != NULL)
+			setenv(SANDTRACE_ENV_AUDIT, audit, 1);
+		else
+			unsetenv(SANDTRACE_ENV_AUDIT);
+		signal(SIGCHLD, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &oldset, NULL);
+		execvp(o.cmd[0], o.cmd);
+		int e = errno;
+		fprintf(stderr, "sandtrace: %s: %s\n", o.cmd[0],
+			e == ENOENT ? "command not found" : strerror(e));
+		_exit(e == ENOENT ? 127 : 126);
+	}
+
+	/* Wait for CMD, forwarding signals that were sent to us (not those of the terminal). */
+	int cst = 0, dst = 0;
+	bool cmd_done = cpid < 0, daemon_done = false, daemon_early = false;
+	if (cpid < 0)
+		cst = SANDTRACE_EXIT_ERROR << 8;
+	while (!cmd_done) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&set, &si);
+		if (sig < 0)
+			continue;
+		if (sig == SIGCHLD) {
+			int st;
+			pid_t p;
+			while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+				if (p == cpid) {
+					cst = st;
+					cmd_done = true;
+				} else if (p == dpid) {
+					dst = st;
+					daemon_done = true;
+					daemon_early = true;
+				}
+			}
+			continue;
+		}
+		/*
+		 * SI_USER/SI_QUEUE (si_code <= 0): someone kill()ed us: pass it on.
+		 * A positive si_code came from the kernel (the terminal), which
+		 * already delivered it to CMD's process group.
+		 */
+		if (si.si_code <= 0 && si.si_pid != cpid)
+			kill(cpid, sig);
+	}
+
+	/* CMD is done: the daemon drains its clients, writes the end of the report and exits. */
+	if (!daemon_done) {
+		kill(dpid, SIGTERM);
+		struct timespec deadline;
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_sec += SHUTDOWN_TIMEOUT_S;
+		while (!daemon_done) {
+			pid_t p = waitpid(dpid, &dst, WNOHANG);
+			if (p == dpid) {
+				daemon_done = true;
+				break;
+			}
+			struct timespec now, left;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			left.tv_sec = deadline.tv_sec - now.tv_sec;
+			left.tv_nsec = deadline.tv_nsec - now.tv_nsec;
+			if (left.tv_nsec < 0) {
+				left.tv_nsec += 1000000000L;
+				left.tv_sec--;
+			}
+			if (left.tv_sec < 0) {
+				kill(dpid, SIGKILL);
+				waitpid(dpid, &dst, 0);
+				daemon_done = true;
+				break;
+			}
+			siginfo_t si;
+			sigtimedwait(&set, &si, &left);
+		}
+	}
+	bool daemon_ok = !daemon_early && WIFEXITED(dst) && WEXITSTATUS(dst) == 0;
+	if (!daemon_ok) {
+		char why[320], st[128];
+		describe_status(dst, st, sizeof(st));
+		snprintf(why, sizeof(why), "sandtraced %s%s", st,
+			 daemon_early ? " before the command ended" : " while writing the report");
+		if (append_lost_summary(report, why) < 0)
+			warn("appending to %s", report);
+		/* A killed daemon leaves its arena and socket behind. */
+		if (arena[0] != '\0')
+			sandtrace_arena_unlink(arena);
+	}
+
+	/* The summary and --strict come from the report itself. */
+	struct st__report_scan scan;
+	char err[512];
+	int rc = st__report_scan(report, &scan, err, sizeof(err));
+	if (rc < 0)
+		warnx("%s", err);
+	FILE *sf = NULL;
+	if (o.summary_file != NULL)
+		sf = fopen(o.summary_file, "we");
+	else if (o.summary || isatty(STDERR_FILENO))
+		sf = stderr;
+	if (o.summary_file != NULL && sf == NULL)
+		warn("--summary=%s", o.summary_file);
+	if (sf != NULL) {
+		print_summary(sf, &scan, false);
+		if (sf != stderr)
+			fclose(sf);
+	}
+
+	int status;
+	if (WIFEXITED(cst))
+		status = WEXITSTATUS(cst);
+	else if (WIFSIGNALED(cst))
+		status = 128 + WTERMSIG(cst);
+	else
+		status = SANDTRACE_EXIT_ERROR;
+	if (o.strict && status == 0) {
+		uint64_t viol = scan.have_summary ? scan.summary.violations : scan.violations;
+		uint64_t untr = scan.have_summary ? scan.summary.untraced : scan.untraced;
+		if (rc < 0 || viol > 0 || untr > 0 || !scan_complete(&scan))
+			status = SANDTRACE_EXIT_STRICT;
+	}
+	st__report_scan_free(&scan);
+	cleanup_dir(tdir, o.report ? NULL : report_tmp, o.log ? NULL : log_tmp, sock);
+	free(shim);
+	free(audit);
+	free(preload);
+	free(daemon_path);
+	return status;
+}
+
+/* ---- env ---- */
+
+static int cmd_env(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"socket", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *sockpath = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (c == 's') {
+			sockpath = optarg;
+		} else if (c == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return SANDTRACE_EXIT_ERROR;
+		}
+	}
+	if (sockpath == NULL || optind != argc) {
+		warnx("env: need --socket PATH");
+		return SANDTRACE_EXIT_ERROR;
+	}
+	/* The shim needs an absolute socket path. */
+	char abs[PATH_MAX];
+	if (sockpath[0] != '/') {
+		char cwd[PATH_MAX];
+		if (getcwd(cwd, sizeof(cwd)) == NULL ||
+		    (size_t)snprintf(abs, sizeof(abs), "%s/%s", cwd, sockpath) >= sizeof(abs)) {
+			warn("getcwd");
+			return SANDTRACE_EXIT_ERROR;
+		}
+		sockpath = abs;
+	}
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlcpy(sa.sun_path, sockpath, sizeof(sa.sun_path)) >= sizeof(sa.sun_path)) {
+		warnx("%s: path too long for a unix socket", sockpath);
+		return SANDTRACE_EXIT_ERROR;
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		warn("connect %s", sockpath);
+		return SANDTRACE_EXIT_ERROR;
+	}
+	int rc = sandtrace_proto_send(fd, SANDTRACE_MSG_INFO, 1, 0, NULL, 0);
+	struct sandtrace_frame f;
+	struct sandtrace_info info;
+	char name[SANDTRACE_ARENA_NAME_MAX] = "";
+	if (rc == 0)
+		rc = sandtrace_proto_recv_exact(fd, &f, sizeof(f), 5000);
+	if (rc == 0 && (sandtrace_proto_check_frame(&f) < 0 || f.type != SANDTRACE_MSG_INFO_REPLY ||
+			f.len < sizeof(info) || f.len - sizeof(info) >= sizeof(name)))
+		rc = -EPROTO;
+	if (rc == 0)
+		rc = sandtrace_proto_recv_exact(fd, &info, sizeof(info), 5000);
+	if (rc == 0 && info.name_len != f.len - sizeof(info))
+		rc = -EPROTO;
+	if (rc == 0 && info.name_len > 0)
+		rc = sandtrace_proto_recv_exact(fd, name, info.name_len, 5000);
+	close(fd);
+	if (rc < 0) {
+		warnx("%s: no answer from sandtraced: %s", sockpath, strerror(-rc));
+		return SANDTRACE_EXIT_ERROR;
+	}
+
+	char *shim = find_shim();
+	if (shim == NULL)
+		return SANDTRACE_EXIT_ERROR;
+	char *audit = find_audit(shim);
+	char *preload = preload_value(shim);
+	char flags[16];
+	snprintf(flags, sizeof(flags), "%u", info.run_flags);
+	const char *vars[][2] = {
+		{"LD_PRELOAD", preload},	 {SANDTRACE_ENV_SOCKET, sockpath},
+		{SANDTRACE_ENV_ARENA, name},	 {SANDTRACE_ENV_LIB, shim},
+		{SANDTRACE_ENV_FLAGS, flags},	 {SANDTRACE_ENV_AUDIT, audit},
+	};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		if (vars[i][1] == NULL)
+			continue;
+		char *q = st__shell_quote(vars[i][1]);
+		if (q == NULL)
+			err(SANDTRACE_EXIT_ERROR, "out of memory");
+		printf("export %s=%s\n", vars[i][0], q);
+		free(q);
+	}
+	free(shim);
+	free(audit);
+	free(preload);
+	return fflush(stdout) == 0 ? 0 : SANDTRACE_EXIT_ERROR;
+}
+
+/* ---- report ---- */
+
+static int list_one(json_t *obj, unsigned long lineno, void *ctx)
+{
+	(void)lineno;
+	(void)ctx;
+	const char *type = json_string_value(json_object_get(obj, "type"));
+	if (type == NULL || strcmp(type, "access") != 0)
+		return 0;
+	const char *kind = json_string_value(json_object_get(obj, "kind"));
+	const char *path = json_string_value(json_object_get(obj, "path"));
+	if (kind == NULL || path == NULL)
+		return 0;
+	/* The path as escaped in the report: never a tab or newline inside. */
+	if (printf("%s\t%s\n", kind, path) < 0)
+		return -errno;
+	return 0;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"list", no_argument, NULL, 'l'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	bool list = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (c == 'l') {
+			list = true;
+		} else if (c == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return SANDTRACE_EXIT_ERROR;
+		}
+	}
+	if (optind + 1 != argc) {
+		warnx("report: need one FILE");
+		return SANDTRACE_EXIT_ERROR;
+	}
+	const char *file = argv[optind];
+	char errbuf[512];
+	int rc;
+	if (list) {
+		rc = st__report_read(file, list_one, NULL, errbuf, sizeof(errbuf));
+		if (rc < 0) {
+			warnx("%s", rc == -EINVAL || rc == -ENOENT ? errbuf : strerror(-rc));
+			return 1;
+		}
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
+	struct st__report_scan s;
+	rc = st__report_scan(file, &s, errbuf, sizeof(errbuf));
+	if (rc < 0) {
+		warnx("%s", errbuf);
+		st__report_scan_free(&s);
+		return 1;
+	}
+	if (s.run != NULL) {
+		json_t *av = json_object_get(s.run, "argv");
+		size_t i;
+		json_t *a;
+		printf("sandtrace: run of");
+		json_array_foreach(av, i, a) printf(" %s", json_string_value(a));
+		const char *pol = json_string_value(json_object_get(s.run, "policy"));
+		printf(" (policy %s%s)\n", pol ? pol : "?",
+		       json_is_true(json_object_get(s.run, "fenced")) ? ", fenced" : "");
+	}
+	print_summary(stdout, &s, true);
+	st__report_scan_free(&s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return SANDTRACE_EXIT_ERROR;
+	}
+	const char *sub = argv[1];
+	if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(sub, "--version") == 0) {
+		printf("sandtrace %s\n", SANDTRACE_VERSION);
+		return 0;
+	}
+	if (strcmp(sub, "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(sub, "env") == 0)
+		return cmd_env(argc - 1, argv + 1);
+	if (strcmp(sub, "report") == 0)
+		return cmd_report(argc - 1, argv + 1);
+	warnx("unknown command \"%s\"", sub);
+	usage(stderr);
+	return SANDTRACE_EXIT_ERROR;
+}

@@ -1,0 +1,159 @@
+/* daemon/report.h - the JSON Lines report: record builders, a streaming writer and a reader. */
+#ifndef ST_REPORT_H
+#define ST_REPORT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/*
+ * Record shapes are those of docs/INTERNALS.md ("Report").  Every byte
+ * string (path, exe, argv, cwd) goes through st__escape (escape.h) and is
+ * stored as the escaped text.  Builders return a new json_t object (one
+ * reference, owned by the caller) or NULL when out of memory.
+ */
+
+/* A JSON string holding the escaped form of s[0..len); NULL on ENOMEM. */
+json_t *st__json_bytes(const char *s, size_t len);
+
+/* A JSON array of escaped strings from NUL-separated argv bytes (len bytes; a last
+ * argument without its NUL is kept).  NULL on ENOMEM. */
+json_t *st__json_argv_bytes(const char *argv, size_t len);
+
+/* The same from a NULL-terminated argv vector (may be NULL: empty array). */
+json_t *st__json_argv(char *const *argv);
+
+/* An access record (type "access"). */
+struct st__access_rec {
+	uint64_t seq;
+	unsigned kind;      /* enum sandtrace_kind */
+	const char *path;   /* bytes, not NUL-terminated */
+	size_t path_len;
+	int32_t pid;
+	unsigned verdict;   /* enum sandtrace_action applied by the shim */
+	int32_t err;        /* errno of the real call, 0 on success */
+	bool asked_unknown; /* decided by an ask rule without a registry */
+	bool fail_open;     /* allowed only because the daemon was lost */
+	unsigned untraced;  /* enum sandtrace_untraced, 0 = traced */
+};
+json_t *st__rec_access(const struct st__access_rec *r);
+
+/* A violation record (type "violation"). */
+struct st__violation_rec {
+	uint64_t seq;
+	unsigned kind;
+	const char *path;
+	size_t path_len;
+	int32_t pid;
+	unsigned cls;     /* SANDTRACE_CLASS_* bit governing the access */
+	const char *rule; /* "default" or the rule's origin ("FILE:LINE") */
+};
+json_t *st__rec_violation(const struct st__violation_rec *r);
+
+/* A process record (type "process"): one per process image. */
+struct st__process_rec {
+	int32_t pid, ppid;
+	int64_t uid;          /* -1 = unknown */
+	const char *exe;      /* bytes (exe_len) */
+	size_t exe_len;
+	const char *argv;     /* NUL-separated bytes (argv_len) */
+	size_t argv_len;
+	bool exited;          /* exit holds the status passed to exit() */
+	int32_t exit;
+	bool traced;
+	unsigned why;         /* enum sandtrace_untraced when !traced */
+	bool argv_truncated;  /* HELLO had SANDTRACE_HF_ARGV_TRUNC */
+	bool no_cache;        /* the process ran without the arena */
+	bool execed;          /* replaced by a later image (exec) of the same pid */
+};
+json_t *st__rec_process(const struct st__process_rec *r);
+
+/* The run record (type "run"); argv may be NULL. */
+struct st__run_rec {
+	char *const *argv;
+	const char *cwd;
+	const char *policy;  /* "trace-only", "fenced" or the policy file */
+	bool fenced, cache, record_all, fail_open;
+	const char *arena;   /* NULL = no arena (JSON null) */
+	int64_t daemon_pid;
+};
+json_t *st__rec_run(const struct st__run_rec *r);
+
+/* Name of an untraced reason: "static", "setid", "other" ("other" for unknown values). */
+const char *st__untraced_name(unsigned why);
+
+/*
+ * The summary (type "summary").  reasons is a JSON array of strings owned
+ * by the struct (NULL = empty); st__summary_free releases it.
+ */
+struct st__summary {
+	bool complete;
+	json_t *reasons;
+	uint64_t processes, accesses, unique_paths, violations, untraced;
+	uint64_t calls, hits, messages; /* sums over the EXIT messages of traced processes */
+	uint64_t daemon_messages;       /* frames the daemon received */
+	uint64_t clients, dropped_clients;
+};
+json_t *st__rec_summary(const struct st__summary *s);
+/* Append a reason (printf format) and mark the summary incomplete.  0 or -ENOMEM. */
+int st__summary_reason(struct st__summary *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void st__summary_free(struct st__summary *s);
+
+/* A report being written.  One writer; not thread-safe. */
+struct st__report {
+	FILE *f;
+	int error; /* first write error as -errno (0 = none); writes after it are skipped */
+};
+
+/*
+ * st__report_open - open path for writing: truncate (append false) or append
+ * (append true; used by the CLI when the daemon was lost).  Returns 0 or -errno.
+ */
+int st__report_open(struct st__report *r, const char *path, bool append);
+
+/*
+ * st__report_emit - write obj as one compact line and drop the caller's
+ * reference.  Streams through stdio: call st__report_flush to push it out.
+ * Returns 0 or -errno (also remembered in r->error); obj NULL is -ENOMEM.
+ */
+int st__report_emit(struct st__report *r, json_t *obj);
+
+/* st__report_flush - fflush; 0 or -errno. */
+int st__report_flush(struct st__report *r);
+
+/* st__report_close - flush, fsync-free close; returns the first error seen or 0. */
+int st__report_close(struct st__report *r);
+
+/*
+ * st__report_read - call fn(obj, lineno, ctx) for every record of the report
+ * at path, in order (obj is borrowed for the call).  Blank lines are
+ * skipped.  fn returns 0 to go on or a negative errno to stop (returned).
+ * Returns 0, -errno (open/read), or -EINVAL for a line that is not a JSON
+ * object ("PATH:LINE: message" in err).
+ */
+int st__report_read(const char *path, int (*fn)(json_t *obj, unsigned long lineno, void *ctx),
+		    void *ctx, char *err, size_t errlen);
+
+/*
+ * Totals gathered from a report by st__report_scan: the last summary record
+ * (have_summary) and counts of the records themselves, so that a report
+ * without a summary (daemon lost) can still be summarised.
+ */
+struct st__report_scan {
+	bool have_summary;
+	struct st__summary summary;  /* the last summary record, when have_summary */
+	uint64_t processes, accesses, violations, untraced, unique_paths;
+	json_t *run;                 /* the run record (a reference) or NULL */
+	json_t *violation_list;      /* array of violation records (references) */
+	json_t *untraced_list;       /* array of untraced process records and untraced access records */
+	void *paths;                 /* internal: the set of distinct paths */
+};
+
+/* st__report_scan - read path into *s (zeroed first).  Returns as st__report_read. */
+int st__report_scan(const char *path, struct st__report_scan *s, char *err, size_t errlen);
+void st__report_scan_free(struct st__report_scan *s);
+
+#endif

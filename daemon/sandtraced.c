@@ -1,0 +1,1074 @@
+/* daemon/sandtraced.c - the daemon: owns the socket and the arena, answers cache misses, writes the report. */
+#include <assert.h>
+#include <bsd/stdlib.h>
+#include <bsd/string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <uthash.h>
+
+#include <sandtrace/arena.h>
+#include <sandtrace/common.h>
+#include <sandtrace/ctrie.h>
+#include <sandtrace/policy.h>
+#include <sandtrace/protocol.h>
+
+#include "policy_file.h"
+#include "report.h"
+#include "util.h"
+
+/* Exit status for a refused start (bad options, bad policy, socket or arena failure). */
+#define EXIT_STARTUP 2
+/* Bytes read per read(2) call; a client's buffer grows past it only for a large frame. */
+#define READ_CHUNK (64u << 10)
+/* Reads per client per epoll wakeup before serving the others (fairness under make -j64). */
+#define READS_PER_WAKEUP 8
+/* Flush the report at least this often (ns) while the loop never goes idle. */
+#define FLUSH_INTERVAL_NS 1000000000LL
+
+/* One process image (a pid after each exec is a new image). */
+struct image {
+	int32_t pid, ppid;
+	int64_t uid;
+	char *exe;
+	size_t exe_len;
+	char *argv;
+	size_t argv_len;
+	bool hello;          /* exe/argv came from a HELLO (else a placeholder) */
+	bool exited;
+	int32_t exit_status;
+	bool traced;
+	unsigned why;
+	bool argv_trunc, no_cache, execed;
+	bool have_counters;
+	uint64_t calls, hits, messages;
+};
+
+/* pid -> index of its current image. */
+struct proc {
+	int32_t pid;
+	size_t image;
+	UT_hash_handle hh;
+};
+
+/* A connection; buf holds bytes read but not yet dispatched (from off to len). */
+struct client {
+	int fd;
+	int32_t peer_pid;
+	int64_t uid;
+	int32_t pid; /* who records are attributed to: HELLO's process, else the peer */
+	bool hello;
+	uint8_t *buf;
+	size_t off, len, cap;
+	UT_hash_handle hh;
+};
+
+/* Members of the recorded sets: an opaque byte key. */
+struct seen {
+	UT_hash_handle hh;
+	size_t len;
+	uint8_t key[];
+};
+
+struct daemon {
+	/* options */
+	const char *socket_path, *report_path, *policy_path, *log_path;
+	bool fence, no_cache, record_all, fail_open;
+	uint64_t arena_size;
+	long parent_pid;
+	int ready_fd;
+	char **run_argv;
+
+	/* state */
+	unsigned run_flags;
+	int epfd, lfd, sigfd;
+	bool stopping;
+	struct sandtrace_arena arena;
+	char arena_name[SANDTRACE_ARENA_NAME_MAX];
+	bool have_arena, arena_full_logged;
+	struct st__policy policy;
+	const void *ptab_base;
+	const struct sandtrace_policy_table *ptab;
+	void *ptab_private; /* the table's buffer with --no-cache */
+	struct st__report report;
+	bool report_dirty;
+	int64_t last_flush_ns;
+
+	struct client *clients;
+	struct proc *procs;
+	struct image *images;
+	size_t nimages, capimages;
+	struct seen *recorded, *violated, *paths;
+
+	uint64_t seq;
+	struct st__summary sum;
+	uint64_t internal_errors;
+};
+
+/* ---- small helpers ---- */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Note a daemon-side failure: logged, counted, and it makes the run incomplete. */
+static void internal_error(struct daemon *d, const char *what, int err)
+{
+	d->internal_errors++;
+	st__log("error: %s: %s", what, strerror(err < 0 ? -err : err));
+}
+
+/* Add key to set; returns 1 if new, 0 if present, -ENOMEM. */
+static int set_add(struct seen **set, const void *key, size_t len)
+{
+	struct seen *e;
+	HASH_FIND(hh, *set, key, len, e);
+	if (e != NULL)
+		return 0;
+	e = malloc(sizeof(*e) + len);
+	if (e == NULL)
+		return -ENOMEM;
+	e->len = len;
+	memcpy(e->key, key, len);
+	HASH_ADD_KEYPTR(hh, *set, e->key, len, e);
+	return 1;
+}
+
+static void set_free(struct seen **set)
+{
+	struct seen *e, *tmp;
+	HASH_ITER(hh, *set, e, tmp)
+	{
+		HASH_DEL(*set, e);
+		free(e);
+	}
+}
+
+/* A new image for pid becomes its current one; returns it or NULL (ENOMEM). */
+static struct image *image_new(struct daemon *d, int32_t pid)
+{
+	if (d->nimages == d->capimages) {
+		size_t ncap = d->capimages ? d->capimages * 2 : 64;
+		struct image *n = reallocarray(d->images, ncap, sizeof(*n));
+		if (n == NULL)
+			return NULL;
+		d->images = n;
+		d->capimages = ncap;
+	}
+	struct proc *p;
+	int32_t ppid = 0;
+	int64_t uid = -1;
+	HASH_FIND_INT(d->procs, &pid, p);
+	if (p == NULL) {
+		p = calloc(1, sizeof(*p));
+		if (p == NULL)
+			return NULL;
+		p->pid = pid;
+		HASH_ADD_INT(d->procs, pid, p);
+	} else {
+		/* An exec: the new image keeps the pid's parent and owner until told otherwise. */
+		struct image *old = &d->images[p->image];
+		old->execed = true;
+		ppid = old->ppid;
+		uid = old->uid;
+	}
+	p->image = d->nimages;
+	struct image *im = &d->images[d->nimages++];
+	memset(im, 0, sizeof(*im));
+	im->pid = pid;
+	im->ppid = ppid;
+	im->uid = uid;
+	im->traced = true;
+	return im;
+}
+
+static struct image *image_of(struct daemon *d, int32_t pid)
+{
+	struct proc *p;
+	HASH_FIND_INT(d->procs, &pid, p);
+	return p ? &d->images[p->image] : NULL;
+}
+
+/* The current image of pid, created as a placeholder when a record comes before any HELLO. */
+static struct image *image_get(struct daemon *d, int32_t pid, int64_t uid)
+{
+	struct image *im = image_of(d, pid);
+	if (im == NULL && (im = image_new(d, pid)) != NULL)
+		im->uid = uid;
+	return im;
+}
+
+/* ---- replies ---- */
+
+/*
+ * Send one reply without trusting the client to read: the socket is
+ * non-blocking and a client that leaves its receive buffer full for
+ * REPLY_WAIT_MS is dropped by the caller (replies are a few dozen bytes, so
+ * only a client flooding requests without reading its answers gets there).
+ */
+#define REPLY_WAIT_MS 2000
+static int reply(struct daemon *d, struct client *c, unsigned type, uint32_t seq,
+		 const struct iovec *parts, int nparts)
+{
+	struct sandtrace_frame f;
+	struct iovec iov[4];
+	size_t total = 0, sent = 0;
+	int n = 0;
+	(void)d;
+
+	assert(nparts <= 3);
+	for (int i = 0; i < nparts; i++)
+		total += parts[i].iov_len;
+	sandtrace_proto_frame(&f, type, (uint32_t)total, seq, 0);
+	iov[n++] = (struct iovec){&f, sizeof(f)};
+	for (int i = 0; i < nparts; i++)
+		iov[n++] = parts[i];
+	total += sizeof(f);
+
+	int64_t deadline = now_ns() + REPLY_WAIT_MS * 1000000LL;
+	while (sent < total) {
+		struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+		ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			int64_t left = (deadline - now_ns()) / 1000000LL;
+			struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+			if (left <= 0 || poll(&pfd, 1, (int)left) == 0)
+				return -ETIMEDOUT;
+			continue;
+		}
+		if (w < 0)
+			return -errno;
+		sent += (size_t)w;
+		/* Skip what went out; partial sends of a few dozen bytes are rare. */
+		while (n > 0 && (size_t)w >= iov[0].iov_len) {
+			w -= (ssize_t)iov[0].iov_len;
+			memmove(iov, iov + 1, (size_t)(--n) * sizeof(iov[0]));
+		}
+		if (n > 0 && w > 0) {
+			iov[0].iov_base = (char *)iov[0].iov_base + w;
+			iov[0].iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* ---- message handlers (dispatched from SANDTRACE_MSG_LIST) ---- */
+
+typedef int handler_fn(struct daemon *d, struct client *c, const struct sandtrace_frame *f,
+		       const uint8_t *payload);
+
+static int on_HELLO(struct daemon *d, struct client *c, const struct sandtrace_frame *f,
+		    const uint8_t *payload)
+{
+	struct sandtrace_hello_view v;
+	int rc = sandtrace_proto_decode_hello(payload, f->len, &v);
+	if (rc < 0)
+		return rc;
+	/* The kernel's word beats the payload's; 0 means the peer is in another pid namespace. */
+	int32_t pid = c->peer_pid > 0 ? c->peer_pid : v.h.pid;
+	c->pid = pid;
+	c->hello = true;
+
+	struct image *im = image_of(d, pid);
+	if ((f->flags & SANDTRACE_HF_THREAD) && im != NULL)
+		return 0;
+	if (im != NULL && im->hello && !im->exited && im->exe_len == v.h.exe_len &&
+	    im->argv_len == v.h.argv_len && memcmp(im->exe, v.exe, v.h.exe_len) == 0 &&
+	    memcmp(im->argv, v.argv, v.h.argv_len) == 0)
+		return 0; /* the same image reconnecting (its socket was closed or lost) */
+	if (im == NULL || im->hello || im->exited)
+		im = image_new(d, pid);
+	if (im == NULL) {
+		internal_error(d, "HELLO", -ENOMEM);
+		return 0;
+	}
+	free(im->exe);
+	free(im->argv);
+	im->exe = malloc(v.h.exe_len + 1);
+	im->argv = malloc(v.h.argv_len + 1);
+	if (im->exe == NULL || im->argv == NULL) {
+		internal_error(d, "HELLO", -ENOMEM);
+		free(im->exe);
+		free(im->argv);
+		im->exe = im->argv = NULL;
+		return 0;
+	}
+	memcpy(im->exe, v.exe, v.h.exe_len);
+	memcpy(im->argv, v.argv, v.h.argv_len);
+	im->exe_len = v.h.exe_len;
+	im->argv_len = v.h.argv_len;
+	im->ppid = v.h.ppid;
+	im->uid = c->uid;
+	im->hello = true;
+	im->argv_trunc = (f->flags & SANDTRACE_HF_ARGV_TRUNC) != 0;
+	im->no_cache = (f->flags & (SANDTRACE_HF_NO_ARENA | SANDTRACE_HF_ARENA_BAD)) != 0 &&
+		       d->have_arena;
+	if (f->flags & SANDTRACE_HF_ARENA_BAD)
+		st__log("pid %d: the arena's magic/version did not match; running without cache", pid);
+	return 0;
+}
+
+/* Record one path of an ACCESS record; writes the access and violation records. */
+static void record_path(struct daemon *d, struct client *c, const struct sandtrace_access *a,
+			const char *path, size_t len)
+{
+	unsigned cls = sandtrace_kind_class(a->kind);
+	int rule = -1;
+	unsigned action = st__policy_decide(d->ptab_base, d->ptab, cls, path, len, NULL, &rule);
+
+	/* Dedupe key: kind [+ pid with --record-all] + path bytes. */
+	size_t klen = 1 + (d->record_all ? sizeof(int32_t) : 0) + len;
+	uint8_t stackkey[1024];
+	uint8_t *key = klen <= sizeof(stackkey) ? stackkey : malloc(klen);
+	if (key == NULL) {
+		internal_error(d, "record", -ENOMEM);
+		return;
+	}
+	size_t at = 0;
+	key[at++] = a->kind;
+	if (d->record_all) {
+		memcpy(key + at, &c->pid, sizeof(int32_t));
+		at += sizeof(int32_t);
+	}
+	memcpy(key + at, path, len);
+
+	int rc = set_add(&d->recorded, key, klen);
+	if (rc > 0) {
+		struct st__access_rec r = {
+			.seq = ++d->seq,
+			.kind = a->kind,
+			.path = path,
+			.path_len = len,
+			.pid = c->pid,
+			.verdict = a->verdict,
+			.err = a->err,
+			.asked_unknown = (a->flags & SANDTRACE_AF_ASKED) || action == SANDTRACE_ASK,
+			.fail_open = (a->flags & SANDTRACE_AF_FAIL_OPEN) != 0,
+			.untraced = (a->flags & SANDTRACE_AF_UNTRACED) ? (a->aux ? a->aux : 3u) : 0,
+		};
+		if (st__report_emit(&d->report, st__rec_access(&r)) < 0)
+			internal_error(d, "writing the report", d->report.error);
+		d->sum.accesses++;
+		d->report_dirty = true;
+		rc = set_add(&d->paths, path, len);
+		if (rc > 0)
+			d->sum.unique_paths++;
+	}
+	if (rc < 0)
+		internal_error(d, "record", rc);
+
+	if (a->flags & SANDTRACE_AF_DENIED) {
+		rc = set_add(&d->violated, key, klen);
+		if (rc > 0) {
+			struct st__violation_rec v = {
+				.seq = ++d->seq,
+				.kind = a->kind,
+				.path = path,
+				.path_len = len,
+				.pid = c->pid,
+				.cls = cls,
+				.rule = rule >= 0 ? d->policy.rules[rule].origin : "default",
+			};
+			if (st__report_emit(&d->report, st__rec_violation(&v)) < 0)
+				internal_error(d, "writing the report", d->report.error);
+			d->sum.violations++;
+			d->report_dirty = true;
+		} else if (rc < 0) {
+			internal_error(d, "violation", rc);
+		}
+	}
+	if (key != stackkey)
+		free(key);
+}
+
+static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_frame *f,
+		     const uint8_t *payload)
+{
+	struct sandtrace_access_view v;
+	int rc = sandtrace_proto_decode_access(payload, f->len, &v);
+	if (rc < 0)
+		return rc;
+
+	if (v.a.flags & SANDTRACE_AF_REPLY) {
+		unsigned cls = sandtrace_kind_class(v.a.kind);
+		int err = 0;
+		unsigned action =
+			st__policy_decide(d->ptab_base, d->ptab, cls, v.path, v.a.path_len, &err, NULL);
+		/* No package registry yet: an ask is answered allow (records say "asked":"unknown"). */
+		if (action == SANDTRACE_ASK)
+			action = SANDTRACE_ALLOW;
+		if (d->have_arena) {
+			uint32_t val = action | (err == EACCES ? SANDTRACE_V_EACCES : 0u);
+			rc = sandtrace_ctrie_insert(&d->arena, SANDTRACE_KEY_VERDICT | cls, v.path,
+						    v.a.path_len, val, NULL);
+			if (rc == -ENOSPC && !d->arena_full_logged) {
+				st__log("the arena is full: verdicts are no longer cached");
+				d->arena_full_logged = true;
+			} else if (rc < 0 && rc != -ENOSPC) {
+				internal_error(d, "Ctrie insert", rc);
+			}
+		}
+		struct sandtrace_verdict vd = {.action = (uint8_t)action, .err = err};
+		struct iovec iov = {&vd, sizeof(vd)};
+		return reply(d, c, SANDTRACE_MSG_VERDICT, f->seq, &iov, 1);
+	}
+
+	if (c->pid == 0)
+		c->pid = c->peer_pid;
+	if (v.a.flags & SANDTRACE_AF_UNTRACED) {
+		/* The exec replaces the sender's image by one the shim cannot follow. */
+		struct image *im = image_new(d, c->pid);
+		if (im == NULL) {
+			internal_error(d, "untraced exec", -ENOMEM);
+		} else {
+			im->traced = false;
+			im->why = v.a.aux ? v.a.aux : SANDTRACE_UNTRACED_OTHER;
+			im->uid = c->uid;
+			im->exe = malloc(v.a.path_len + 1);
+			if (im->exe != NULL) {
+				memcpy(im->exe, v.path, v.a.path_len);
+				im->exe_len = v.a.path_len;
+			}
+			im->hello = true;
+		}
+		d->sum.untraced++;
+		st__log("pid %d: untraced exec (%s) of %.*s", c->pid, st__untraced_name(im ? im->why : 3),
+			(int)(v.a.path_len > 512 ? 512 : v.a.path_len), v.path);
+	} else {
+		image_get(d, c->pid, c->uid);
+	}
+	record_path(d, c, &v.a, v.path, v.a.path_len);
+	if (v.path2 != NULL)
+		record_path(d, c, &v.a, v.path2, v.a.path2_len);
+	return 0;
+}
+
+static int on_EXIT(struct daemon *d, struct client *c, const struct sandtrace_frame *f,
+		   const uint8_t *payload)
+{
+	struct sandtrace_exit e;
+	if (f->len != sizeof(e))
+		return -EPROTO;
+	memcpy(&e, payload, sizeof(e));
+	if (c->pid == 0)
+		c->pid = c->peer_pid;
+	struct image *im = image_get(d, c->pid, c->uid);
+	if (im == NULL) {
+		internal_error(d, "EXIT", -ENOMEM);
+		return 0;
+	}
+	im->exited = true;
+	im->exit_status = e.status;
+	/* Kept per image, not added: a second EXIT (another thread) must not count twice. */
+	im->have_counters = true;
+	im->calls = e.calls;
+	im->hits = e.hits;
+	im->messages = e.messages;
+	return 0;
+}
+
+static int on_INFO(struct daemon *d, struct client *c, const struct sandtrace_frame *f,
+		   const uint8_t *payload)
+{
+	(void)payload;
+	if (f->len != 0)
+		return -EPROTO;
+	struct sandtrace_info info = {.run_flags = d->run_flags,
+				      .name_len = d->have_arena ? (uint32_t)strlen(d->arena_name) : 0};
+	struct iovec iov[2] = {{&info, sizeof(info)}, {d->arena_name, info.name_len}};
+	return reply(d, c, SANDTRACE_MSG_INFO_REPLY, f->seq, iov, info.name_len ? 2 : 1);
+}
+
+/* Messages the daemon sends are never valid from a client. */
+static int on_VERDICT(struct daemon *d, struct client *c, const struct sandtrace_frame *f,
+		      const uint8_t *payload)
+{
+	return -EPROTO;
+}
+
+static int on_INFO_REPLY(struct daemon *d, struct client *c, const struct sandtrace_frame *f,
+			 const uint8_t *payload)
+{
+	return -EPROTO;
+}
+
+static handler_fn *const dispatch[SANDTRACE_MSG_MAX] = {
+#define SANDTRACE_X_DISPATCH(name, val, dir, payload) [SANDTRACE_MSG_##name] = on_##name,
+	SANDTRACE_MSG_LIST(SANDTRACE_X_DISPATCH)
+#undef SANDTRACE_X_DISPATCH
+};
+
+/* ---- clients ---- */
+
+static void client_close(struct daemon *d, struct client *c, const char *why)
+{
+	if (why != NULL)
+		st__log("client fd %d pid %d uid %lld: closed: %s", c->fd, c->pid, (long long)c->uid,
+			why);
+	epoll_ctl(d->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	HASH_DEL(d->clients, c);
+	free(c->buf);
+	free(c);
+}
+
+/* Drop a client that sent garbage: logged, counted, and the run is incomplete. */
+static void client_drop(struct daemon *d, struct client *c, const char *what, int rc)
+{
+	char why[256];
+	snprintf(why, sizeof(why), "protocol error (%s: %s)", what, strerror(-rc));
+	d->sum.dropped_clients++;
+	client_close(d, c, why);
+}
+
+/* Dispatch every whole frame in the buffer; returns 0 or a negative errno (client to drop). */
+static int client_consume(struct daemon *d, struct client *c, const char **what)
+{
+	for (;;) {
+		size_t avail = c->len - c->off;
+		struct sandtrace_frame f;
+		if (avail < sizeof(f))
+			break;
+		memcpy(&f, c->buf + c->off, sizeof(f));
+		int rc = sandtrace_proto_check_frame(&f);
+		if (rc < 0) {
+			*what = "bad frame header";
+			return rc;
+		}
+		if (avail < sizeof(f) + f.len) {
+			size_t need = sizeof(f) + f.len;
+			if (c->off > 0) {
+				memmove(c->buf, c->buf + c->off, avail);
+				c->len = avail;
+				c->off = 0;
+			}
+			if (need > c->cap) {
+				uint8_t *nb = realloc(c->buf, need);
+				if (nb == NULL) {
+					*what = "buffer";
+					return -ENOMEM;
+				}
+				c->buf = nb;
+				c->cap = need;
+			}
+			return 0;
+		}
+		d->sum.daemon_messages++;
+		rc = dispatch[f.type](d, c, &f, c->buf + c->off + sizeof(f));
+		if (rc < 0) {
+			*what = sandtrace_proto_msg_name(f.type);
+			return rc;
+		}
+		c->off += sizeof(f) + f.len;
+	}
+	/* Compact: keep the partial frame at the start. */
+	if (c->off > 0) {
+		memmove(c->buf, c->buf + c->off, c->len - c->off);
+		c->len -= c->off;
+		c->off = 0;
+	}
+	return 0;
+}
+
+/*
+ * Read from c and dispatch.  max_reads bounds the read(2) calls (0 = until
+ * EAGAIN or EOF).  Returns false when the client was closed.
+ */
+static bool client_read(struct daemon *d, struct client *c, unsigned max_reads)
+{
+	for (unsigned i = 0; max_reads == 0 || i < max_reads; i++) {
+		if (c->cap - c->len < READ_CHUNK / 4) {
+			size_t ncap = c->len + READ_CHUNK;
+			uint8_t *nb = realloc(c->buf, ncap);
+			if (nb == NULL) {
+				internal_error(d, "client buffer", -ENOMEM);
+				client_close(d, c, "out of memory");
+				return false;
+			}
+			c->buf = nb;
+			c->cap = ncap;
+		}
+		ssize_t n = read(c->fd, c->buf + c->len, c->cap - c->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return true;
+		if (n < 0) {
+			int e = errno;
+			client_close(d, c, strerror(e));
+			return false;
+		}
+		if (n == 0) {
+			if (c->len != c->off)
+				st__log("client fd %d pid %d: %zu bytes of an unfinished frame at EOF",
+					c->fd, c->pid, c->len - c->off);
+			client_close(d, c, NULL);
+			return false;
+		}
+		c->len += (size_t)n;
+		const char *what = "";
+		int rc = client_consume(d, c, &what);
+		if (rc == -EPIPE || rc == -ECONNRESET) {
+			/* The client went away while we answered it: not its fault, nothing lost. */
+			client_close(d, c, "gone before its reply");
+			return false;
+		}
+		if (rc < 0) {
+			client_drop(d, c, what, rc);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Accept every pending connection; returns how many. */
+static unsigned accept_all(struct daemon *d)
+{
+	unsigned n = 0;
+	for (;;) {
+		int fd = accept4(d->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				st__log("accept: %s", strerror(errno));
+			return n;
+		}
+		struct ucred cr = {0, (uid_t)-1, (gid_t)-1};
+		socklen_t crlen = sizeof(cr);
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0)
+			st__log("SO_PEERCRED: %s", strerror(errno));
+		struct client *c = calloc(1, sizeof(*c));
+		struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP};
+		ev.data.ptr = c;
+		if (c == NULL || epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+			internal_error(d, "accepting a client", c ? -errno : -ENOMEM);
+			d->sum.dropped_clients++;
+			free(c);
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->peer_pid = cr.pid;
+		c->pid = cr.pid;
+		c->uid = cr.uid == (uid_t)-1 ? -1 : (int64_t)cr.uid;
+		HASH_ADD_INT(d->clients, fd, c);
+		d->sum.clients++;
+		n++;
+		st__log("client fd %d: pid %d uid %lld", fd, (int)cr.pid, (long long)c->uid);
+	}
+}
+
+static void maybe_flush(struct daemon *d, bool force)
+{
+	if (!d->report_dirty)
+		return;
+	int64_t now = now_ns();
+	if (!force && now - d->last_flush_ns < FLUSH_INTERVAL_NS)
+		return;
+	if (st__report_flush(&d->report) < 0)
+		internal_error(d, "writing the report", d->report.error);
+	d->last_flush_ns = now;
+	d->report_dirty = false;
+}
+
+static void on_signal(struct daemon *d)
+{
+	struct signalfd_siginfo si;
+	while (read(d->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		st__log("signal %u from pid %u: shutting down", si.ssi_signo, si.ssi_pid);
+		d->stopping = true;
+	}
+}
+
+/* The event loop; returns when a signal asked to stop. */
+static void serve(struct daemon *d)
+{
+	struct epoll_event evs[128];
+	while (!d->stopping) {
+		int timeout = d->report_dirty ? 0 : -1;
+		int n = epoll_wait(d->epfd, evs, 128, timeout);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			internal_error(d, "epoll_wait", -errno);
+			return;
+		}
+		if (n == 0) {
+			maybe_flush(d, true); /* idle */
+			continue;
+		}
+		for (int i = 0; i < n; i++) {
+			void *p = evs[i].data.ptr;
+			if (p == &d->lfd)
+				accept_all(d);
+			else if (p == &d->sigfd)
+				on_signal(d);
+			else
+				client_read(d, p, READS_PER_WAKEUP);
+		}
+		maybe_flush(d, false);
+		if (d->parent_pid > 0 && getppid() != (pid_t)d->parent_pid) {
+			st__log("parent %ld is gone: shutting down", d->parent_pid);
+			d->stopping = true;
+		}
+	}
+}
+
+/* Shutdown: take what is pending, read every client dry, then write the end of the report. */
+static void drain(struct daemon *d)
+{
+	for (int round = 0; round < 16; round++) {
+		unsigned accepted = accept_all(d);
+		struct client *c, *tmp;
+		HASH_ITER(hh, d->clients, c, tmp)
+		client_read(d, c, 0);
+		if (accepted == 0 && round > 0)
+			break;
+	}
+}
+
+static void finish_report(struct daemon *d)
+{
+	for (size_t i = 0; i < d->nimages; i++) {
+		struct image *im = &d->images[i];
+		struct st__process_rec r = {
+			.pid = im->pid,
+			.ppid = im->ppid,
+			.uid = im->uid,
+			.exe = im->exe,
+			.exe_len = im->exe_len,
+			.argv = im->argv,
+			.argv_len = im->argv_len,
+			.exited = im->exited,
+			.exit = im->exit_status,
+			.traced = im->traced,
+			.why = im->why,
+			.argv_truncated = im->argv_trunc,
+			.no_cache = im->no_cache,
+			.execed = im->execed,
+		};
+		st__report_emit(&d->report, st__rec_process(&r));
+		d->sum.processes++;
+		if (im->have_counters) {
+			d->sum.calls += im->calls;
+			d->sum.hits += im->hits;
+			d->sum.messages += im->messages;
+		}
+	}
+	if (d->sum.untraced)
+		st__summary_reason(&d->sum, "%llu untraced program(s) executed",
+				   (unsigned long long)d->sum.untraced);
+	if (d->sum.dropped_clients)
+		st__summary_reason(&d->sum, "%llu client(s) dropped for protocol errors",
+				   (unsigned long long)d->sum.dropped_clients);
+	if (d->internal_errors || d->report.error)
+		st__summary_reason(&d->sum, "%llu daemon-side error(s)%s%s",
+				   (unsigned long long)d->internal_errors,
+				   d->report.error ? ", report write: " : "",
+				   d->report.error ? strerror(-d->report.error) : "");
+	st__report_emit(&d->report, st__rec_summary(&d->sum));
+	int rc = st__report_close(&d->report);
+	if (rc < 0)
+		st__log("error: closing the report %s: %s", d->report_path, strerror(-rc));
+}
+
+/* ---- startup ---- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sandtraced --socket PATH --report FILE [--policy FILE] [--fence] [--no-cache]\n"
+		"                  [--record-all] [--fail-open] [--arena-size BYTES] [--parent-pid PID]\n"
+		"                  [--ready-fd N] [--log FILE] [-- CMD ARG...]\n"
+		"The operands after -- are the traced command, written to the report's run record.\n");
+}
+
+/* What a refused start must remove (set as it is created). */
+static const char *created_arena, *created_socket;
+
+static void fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void fatal(const char *fmt, ...)
+{
+	char msg[ST_POLICY_ERR_MAX + 64];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* Startup errors go to stderr as well as to the log: the run cannot begin. */
+	fprintf(stderr, "sandtraced: %s\n", msg);
+	st__log("fatal: %s", msg);
+	if (created_arena != NULL)
+		sandtrace_arena_unlink(created_arena);
+	if (created_socket != NULL)
+		unlink(created_socket);
+	exit(EXIT_STARTUP);
+}
+
+static void parse_options(struct daemon *d, int argc, char **argv)
+{
+	enum { O_SOCKET = 256, O_REPORT, O_POLICY, O_FENCE, O_NO_CACHE, O_RECORD_ALL, O_FAIL_OPEN,
+	       O_ARENA_SIZE, O_PARENT_PID, O_READY_FD, O_LOG, O_HELP };
+	static const struct option opts[] = {
+		{"socket", required_argument, NULL, O_SOCKET},
+		{"report", required_argument, NULL, O_REPORT},
+		{"policy", required_argument, NULL, O_POLICY},
+		{"fence", no_argument, NULL, O_FENCE},
+		{"no-cache", no_argument, NULL, O_NO_CACHE},
+		{"record-all", no_argument, NULL, O_RECORD_ALL},
+		{"fail-open", no_argument, NULL, O_FAIL_OPEN},
+		{"arena-size", required_argument, NULL, O_ARENA_SIZE},
+		{"parent-pid", required_argument, NULL, O_PARENT_PID},
+		{"ready-fd", required_argument, NULL, O_READY_FD},
+		{"log", required_argument, NULL, O_LOG},
+		{"help", no_argument, NULL, O_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	const char *errstr;
+	int o;
+	d->ready_fd = -1;
+	d->arena_size = SANDTRACE_ARENA_DEFAULT_SIZE;
+	while ((o = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		switch (o) {
+		case O_SOCKET: d->socket_path = optarg; break;
+		case O_REPORT: d->report_path = optarg; break;
+		case O_POLICY: d->policy_path = optarg; break;
+		case O_FENCE: d->fence = true; break;
+		case O_NO_CACHE: d->no_cache = true; break;
+		case O_RECORD_ALL: d->record_all = true; break;
+		case O_FAIL_OPEN: d->fail_open = true; break;
+		case O_LOG: d->log_path = optarg; break;
+		case O_ARENA_SIZE:
+			if (st__parse_size(optarg, &d->arena_size) < 0 || d->arena_size < (64u << 10))
+				fatal("--arena-size %s: need a size of at least 64K", optarg);
+			break;
+		case O_PARENT_PID:
+			d->parent_pid = strtonum(optarg, 1, INT_MAX, &errstr);
+			if (errstr)
+				fatal("--parent-pid %s: %s", optarg, errstr);
+			break;
+		case O_READY_FD:
+			d->ready_fd = (int)strtonum(optarg, 0, INT_MAX, &errstr);
+			if (errstr)
+				fatal("--ready-fd %s: %s", optarg, errstr);
+			break;
+		case O_HELP:
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(EXIT_STARTUP);
+		}
+	}
+	if (d->socket_path == NULL || d->report_path == NULL) {
+		usage(stderr);
+		exit(EXIT_STARTUP);
+	}
+	d->run_argv = argv + optind;
+}
+
+static void setup_policy(struct daemon *d, const char *cwd)
+{
+	char err[ST_POLICY_ERR_MAX];
+	int rc = st__policy_load(&d->policy, d->policy_path, d->fence, cwd, getenv("TMPDIR"), err,
+				 sizeof(err));
+	if (rc < 0)
+		fatal("%s", err);
+	size_t size = st__policy_table_size(&d->policy);
+	if (d->have_arena) {
+		uint64_t off = sandtrace_arena_alloc(&d->arena, size);
+		void *dst = off ? sandtrace_arena_ptr(&d->arena, off, size) : NULL;
+		if (dst == NULL || st__policy_compile(&d->policy, dst, off, size) < 0)
+			fatal("the arena cannot hold the policy (%zu bytes): use a larger --arena-size",
+			      size);
+		d->ptab_base = d->arena.base;
+		d->ptab = dst;
+		/* Release: a process that acquires hdr->policy sees the whole table. */
+		atomic_store_explicit(&sandtrace_arena_hdr(&d->arena)->policy, off,
+				      memory_order_release);
+	} else {
+		d->ptab_private = calloc(1, size);
+		if (d->ptab_private == NULL || st__policy_compile(&d->policy, d->ptab_private, 0, size) < 0)
+			fatal("out of memory for the policy");
+		d->ptab_base = d->ptab_private;
+		d->ptab = d->ptab_private;
+	}
+	st__log("policy %s: %zu rule(s), default %s", d->policy.name, d->policy.nrules,
+		st__action_name(d->policy.default_action));
+}
+
+static void setup_socket(struct daemon *d)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlcpy(sa.sun_path, d->socket_path, sizeof(sa.sun_path)) >= sizeof(sa.sun_path))
+		fatal("--socket %s: path too long for a unix socket", d->socket_path);
+	d->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (d->lfd < 0)
+		fatal("socket: %s", strerror(errno));
+	if (bind(d->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		fatal("bind %s: %s", d->socket_path, strerror(errno));
+	created_socket = d->socket_path; /* ours from here: a refused start removes it */
+	/* Traced children may drop privileges (to nobody): anyone may connect. */
+	if (chmod(d->socket_path, 0777) < 0)
+		fatal("chmod %s: %s", d->socket_path, strerror(errno));
+	if (listen(d->lfd, 4096) < 0)
+		fatal("listen: %s", strerror(errno));
+}
+
+static void epoll_add(struct daemon *d, int fd, void *tag)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	ev.data.ptr = tag;
+	if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		fatal("epoll_ctl: %s", strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+	static struct daemon dd;
+	struct daemon *d = &dd;
+	char cwd[PATH_MAX];
+
+	parse_options(d, argc, argv);
+	if (d->log_path != NULL) {
+		FILE *lf = fopen(d->log_path, "ae");
+		if (lf == NULL)
+			fatal("--log %s: %s", d->log_path, strerror(errno));
+		setvbuf(lf, NULL, _IOLBF, 0);
+		st__log_set(lf);
+	}
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		fatal("getcwd: %s", strerror(errno));
+
+	/* Signals arrive through a signalfd; the parent's death is one of them. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	if (d->parent_pid > 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
+			fatal("prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
+		if (getppid() != (pid_t)d->parent_pid)
+			fatal("parent %ld is already gone", d->parent_pid);
+	}
+	d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	d->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (d->sigfd < 0 || d->epfd < 0)
+		fatal("signalfd/epoll: %s", strerror(errno));
+
+	d->run_flags = st__run_flags(d->fence, d->fail_open, d->record_all, d->no_cache);
+	if (!d->no_cache) {
+		int rc = sandtrace_arena_create(&d->arena, d->arena_size, d->run_flags, d->arena_name);
+		if (rc < 0)
+			fatal("creating the arena: %s", strerror(-rc));
+		d->have_arena = true;
+		created_arena = d->arena_name;
+	}
+	setup_policy(d, cwd);
+	if (d->have_arena) {
+		int rc = sandtrace_ctrie_init(&d->arena);
+		if (rc < 0)
+			fatal("starting the Ctrie: %s", strerror(-rc));
+	}
+
+	int rc = st__report_open(&d->report, d->report_path, false);
+	if (rc < 0)
+		fatal("--report %s: %s", d->report_path, strerror(-rc));
+	struct st__run_rec run = {
+		.argv = d->run_argv,
+		.cwd = cwd,
+		.policy = d->policy.name,
+		.fenced = d->fence,
+		.cache = d->have_arena,
+		.record_all = d->record_all,
+		.fail_open = d->fail_open,
+		.arena = d->have_arena ? d->arena_name : NULL,
+		.daemon_pid = getpid(),
+	};
+	st__report_emit(&d->report, st__rec_run(&run));
+	st__report_flush(&d->report);
+	d->sum.complete = true;
+
+	setup_socket(d);
+	epoll_add(d, d->lfd, &d->lfd);
+	epoll_add(d, d->sigfd, &d->sigfd);
+	d->last_flush_ns = now_ns();
+
+	if (d->ready_fd >= 0) {
+		char line[SANDTRACE_ARENA_NAME_MAX + 16];
+		int n = snprintf(line, sizeof(line), "READY %s\n", d->have_arena ? d->arena_name : "-");
+		if (write(d->ready_fd, line, (size_t)n) != n)
+			st__log("writing READY to fd %d: %s", d->ready_fd, strerror(errno));
+		close(d->ready_fd);
+		/* Keep 0-2 open: a later socket must not land on a standard descriptor. */
+		if (d->ready_fd <= 2) {
+			int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+			if (fd >= 0 && fd != d->ready_fd) {
+				dup2(fd, d->ready_fd);
+				close(fd);
+			}
+		}
+	}
+	st__log("ready: socket %s, arena %s, flags %u", d->socket_path,
+		d->have_arena ? d->arena_name : "-", d->run_flags);
+	/* From here on nothing may reach the traced program's stderr: stray output goes to the log. */
+	if (d->log_path != NULL) {
+		int lfd = fileno(stderr);
+		int fd = open(d->log_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd >= 0) {
+			dup2(fd, lfd);
+			close(fd);
+		}
+	}
+
+	serve(d);
+	drain(d);
+	finish_report(d);
+
+	unlink(d->socket_path);
+	if (d->have_arena) {
+		rc = sandtrace_arena_unlink(d->arena_name);
+		if (rc < 0)
+			st__log("unlinking the arena %s: %s", d->arena_name, strerror(-rc));
+		sandtrace_arena_detach(&d->arena);
+	}
+	struct client *c, *tmp;
+	HASH_ITER(hh, d->clients, c, tmp)
+	client_close(d, c, NULL);
+	set_free(&d->recorded);
+	set_free(&d->violated);
+	set_free(&d->paths);
+	st__policy_free(&d->policy);
+	st__summary_free(&d->sum);
+	free(d->ptab_private);
+	st__log("done: %llu process image(s), %llu access record(s), %llu violation(s)",
+		(unsigned long long)d->sum.processes, (unsigned long long)d->sum.accesses,
+		(unsigned long long)d->sum.violations);
+	return 0;
+}

@@ -1,0 +1,108 @@
+/* shim/audit.c - libsandtrace-audit.so: an rtld-audit module (LD_AUDIT) recording the loader's own opens of shared libraries. */
+#include <fcntl.h>
+#include <link.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "sandtrace/arena.h"
+#include "sandtrace/common.h"
+#include "sandtrace/ctrie.h"
+#include "sandtrace/protocol.h"
+
+/*
+ * The loader calls an audit module in a namespace of its own (with its own
+ * copy of libc), so it shares nothing with libsandtrace.so but the arena and
+ * the socket.  Each library the loader maps (DT_NEEDED and dlopen) is a READ
+ * of its file; the Ctrie makes every process after the first one skip the
+ * message, and the connection is opened only on such a first sighting.
+ * See rtld-audit(7): la_version, la_objopen.
+ */
+
+#define EXPORT __attribute__((visibility("default")))
+
+static struct sandtrace_arena arena;
+static int arena_state; /* 0 untried, 1 attached, -1 none */
+static int sock = -1;
+static char sock_path[108];
+static const char *own_lib, *own_audit; /* our own objects are not the build's inputs */
+
+static const char *env_get(const char *name)
+{
+	extern char **environ;
+	size_t n = strlen(name);
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+EXPORT unsigned int la_version(unsigned int version)
+{
+	const char *s = env_get(SANDTRACE_ENV_SOCKET);
+	if (s && strlen(s) < sizeof(sock_path))
+		memcpy(sock_path, s, strlen(s) + 1);
+	own_lib = env_get(SANDTRACE_ENV_LIB);
+	own_audit = env_get(SANDTRACE_ENV_AUDIT);
+	return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+static void connect_once(void)
+{
+	if (sock >= 0 || !sock_path[0])
+		return;
+	int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	memcpy(sa.sun_path, sock_path, sizeof(sa.sun_path) - 1);
+	if (fd < 0 || syscall(SYS_connect, fd, &sa, sizeof(sa)) != 0) {
+		if (fd >= 0)
+			syscall(SYS_close, fd);
+		sock_path[0] = 0; /* daemon gone: stop trying */
+		return;
+	}
+	int n = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 900);
+	if (n >= 0) {
+		syscall(SYS_close, fd);
+		fd = n;
+	}
+	sock = fd;
+	struct sandtrace_hello h = {.pid = (int32_t)syscall(SYS_getpid),
+				    .ppid = (int32_t)syscall(SYS_getppid)};
+	struct iovec iov[1] = {{&h, sizeof(h)}};
+	if (sandtrace_proto_send(sock, SANDTRACE_MSG_HELLO, 0, SANDTRACE_HF_THREAD, iov, 1) < 0) {
+		syscall(SYS_close, sock);
+		sock = -1;
+		sock_path[0] = 0;
+	}
+}
+
+EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	const char *name = map->l_name;
+	if (!name || name[0] != '/' || !sock_path[0])
+		return 0;
+	size_t len = strlen(name);
+	if ((own_lib && !strcmp(name, own_lib)) || (own_audit && !strcmp(name, own_audit)))
+		return 0;
+	if (arena_state == 0) {
+		const char *an = env_get(SANDTRACE_ENV_ARENA);
+		arena_state = an && *an && sandtrace_arena_attach(&arena, an) == 0 ? 1 : -1;
+	}
+	if (arena_state == 1 &&
+	    sandtrace_ctrie_insert(&arena, SANDTRACE_KIND_READ, name, len, SANDTRACE_V_RECORDED,
+				   NULL) == 0)
+		return 0; /* recorded already */
+	connect_once();
+	if (sock < 0)
+		return 0;
+	struct sandtrace_access acc = {.kind = SANDTRACE_KIND_READ, .path_len = (uint32_t)len};
+	struct iovec iov[2] = {{&acc, sizeof(acc)}, {(void *)name, len}};
+	if (sandtrace_proto_send(sock, SANDTRACE_MSG_ACCESS, 0, 0, iov, 2) < 0) {
+		syscall(SYS_close, sock);
+		sock = -1;
+		sock_path[0] = 0;
+	}
+	return 0;
+}

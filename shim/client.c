@@ -1,0 +1,207 @@
+/* shim/client.c - the shim's connection to sandtraced: connect, HELLO, records, requests, EXIT. */
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* How long a request waits for its verdict (ms), and how long a blocked send
+ * may wait for a busy daemon, before the daemon counts as lost. */
+#define ST_REPLY_TIMEOUT_MS 10000
+#define ST_SEND_TIMEOUT_S 10
+
+static pid_t raw_getpid(void)
+{
+	return (pid_t)syscall(SYS_getpid);
+}
+
+/* Is fd still the socket we opened?  A program may have closed it and
+ * reused the number (close loops, closefrom, dup2 onto it): then it is not
+ * ours any more and must never be written to. */
+static bool fd_is_ours(void)
+{
+	struct stat st;
+	if (st__g.fd < 0 || st__g.fd_pid != raw_getpid())
+		return false;
+	if (syscall(SYS_fstat, st__g.fd, &st) != 0)
+		return false;
+	return S_ISSOCK(st.st_mode) && st.st_dev == st__g.fd_dev && st.st_ino == st__g.fd_ino;
+}
+
+/* Move a new descriptor out of the low numbers programs use (>= 10; high
+ * numbers first so that shells' N>file and close loops rarely meet it). */
+static int move_high(int fd)
+{
+	static const int mins[] = {900, 100, 10};
+	for (unsigned i = 0; i < sizeof(mins) / sizeof(mins[0]); i++) {
+		int n = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, mins[i]);
+		if (n >= 0) {
+			syscall(SYS_close, fd);
+			return n;
+		}
+	}
+	return fd;
+}
+
+static void send_hello_locked(void);
+
+/* Make sure st__g.fd is a live connection of this process.  Called with the
+ * lock held.  Returns false when the daemon cannot be reached. */
+static bool conn_locked(void)
+{
+	if (fd_is_ours())
+		return true;
+	if (st__g.fd >= 0 && st__g.fd_pid != raw_getpid()) {
+		/* inherited through a fork the shim did not see (raw clone):
+		 * the number is a copy of the parent's socket, still ours */
+		syscall(SYS_close, st__g.fd);
+	}
+	st__g.fd = -1;
+	if (st__g.daemon_lost)
+		return false;
+	int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	memcpy(sa.sun_path, st__g.socket_path, sizeof(sa.sun_path) - 1);
+	if (syscall(SYS_connect, fd, &sa, sizeof(sa)) != 0) {
+		syscall(SYS_close, fd);
+		/* ENOENT/ECONNREFUSED: the daemon is gone; do not retry on
+		 * every call (each try would cost a system call) */
+		st__g.daemon_lost = true;
+		return false;
+	}
+	struct timeval tv = {.tv_sec = ST_SEND_TIMEOUT_S};
+	syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	fd = move_high(fd);
+	struct stat st;
+	syscall(SYS_fstat, fd, &st);
+	st__g.fd = fd;
+	st__g.fd_pid = raw_getpid();
+	st__g.fd_dev = st.st_dev;
+	st__g.fd_ino = st.st_ino;
+	send_hello_locked();
+	return st__g.fd >= 0;
+}
+
+static void lost_locked(void)
+{
+	if (st__g.fd >= 0 && fd_is_ours())
+		syscall(SYS_close, st__g.fd);
+	st__g.fd = -1;
+	st__g.daemon_lost = true;
+}
+
+static int send_locked(unsigned type, uint32_t flags, const struct iovec *iov, int n)
+{
+	int r = sandtrace_proto_send(st__g.fd, type, ++st__g.seq, flags, iov, n);
+	atomic_fetch_add_explicit(&st__g.messages, 1, memory_order_relaxed);
+	if (r < 0)
+		lost_locked();
+	return r;
+}
+
+/* Read /proc/self/cmdline into a private mapping (argv may be large; no malloc). */
+static void send_hello_locked(void)
+{
+	struct sandtrace_hello h = {.pid = raw_getpid(), .ppid = (int32_t)syscall(SYS_getppid)};
+	char exe[PATH_MAX];
+	ssize_t n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, sizeof(exe));
+	h.exe_len = n > 0 ? (uint32_t)n : 0;
+	size_t cap = 256 * 1024;
+	uint32_t flags = 0;
+	char *argv = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t alen = 0;
+	if (argv != MAP_FAILED) {
+		int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			ssize_t r;
+			while (alen < cap && (r = syscall(SYS_read, fd, argv + alen, cap - alen)) > 0)
+				alen += (size_t)r;
+			if (alen == cap)
+				flags |= SANDTRACE_HF_ARGV_TRUNC;
+			syscall(SYS_close, fd);
+		}
+	} else {
+		argv = NULL;
+	}
+	if (!st__g.arena.base && st__g.arena_name[0])
+		flags |= st__g.arena_err == -EPROTO ? SANDTRACE_HF_ARENA_BAD : SANDTRACE_HF_NO_ARENA;
+	h.argv_len = (uint32_t)alen;
+	struct iovec iov[3] = {{&h, sizeof(h)}, {exe, h.exe_len}, {argv, alen}};
+	send_locked(SANDTRACE_MSG_HELLO, flags, iov, 3);
+	if (argv)
+		munmap(argv, cap);
+}
+
+void st__hello(void)
+{
+	int saved = errno;
+	pthread_mutex_lock(&st__g.lock);
+	conn_locked(); /* connecting sends HELLO */
+	pthread_mutex_unlock(&st__g.lock);
+	errno = saved;
+}
+
+int st__send_access(const struct sandtrace_access *acc, const char *path, size_t len,
+		    const char *path2, size_t len2)
+{
+	int saved = errno, r = -EPIPE;
+	struct iovec iov[3] = {{(void *)acc, sizeof(*acc)}, {(void *)path, len}, {(void *)path2, len2}};
+	pthread_mutex_lock(&st__g.lock);
+	if (conn_locked())
+		r = send_locked(SANDTRACE_MSG_ACCESS, 0, iov, path2 ? 3 : 2);
+	pthread_mutex_unlock(&st__g.lock);
+	errno = saved;
+	return r;
+}
+
+int st__request(unsigned kind, const char *path, size_t len, struct sandtrace_verdict *v)
+{
+	int saved = errno, r = -EPIPE;
+	struct sandtrace_access acc = {.kind = (uint8_t)kind, .flags = SANDTRACE_AF_REPLY,
+				       .path_len = (uint32_t)len};
+	struct iovec iov[2] = {{&acc, sizeof(acc)}, {(void *)path, len}};
+	pthread_mutex_lock(&st__g.lock);
+	if (conn_locked() && (r = send_locked(SANDTRACE_MSG_ACCESS, 0, iov, 2)) == 0) {
+		uint32_t want = st__g.seq;
+		struct sandtrace_frame f;
+		for (;;) {
+			r = sandtrace_proto_recv_exact(st__g.fd, &f, sizeof(f), ST_REPLY_TIMEOUT_MS);
+			if (r == 0 && (sandtrace_proto_check_frame(&f) != 0 ||
+				       f.type != SANDTRACE_MSG_VERDICT || f.len != sizeof(*v)))
+				r = -EPROTO;
+			if (r == 0)
+				r = sandtrace_proto_recv_exact(st__g.fd, v, sizeof(*v),
+							       ST_REPLY_TIMEOUT_MS);
+			if (r != 0 || f.seq == want)
+				break;
+			/* an answer to an older request that timed out: skip */
+		}
+		if (r != 0)
+			lost_locked();
+	}
+	pthread_mutex_unlock(&st__g.lock);
+	errno = saved;
+	return r;
+}
+
+void st__send_exit(int status, bool child, pid_t pid)
+{
+	int saved = errno;
+	struct sandtrace_exit e = {
+	    .status = status,
+	    .reserved = child ? (uint32_t)pid : 0,
+	    .calls = atomic_load_explicit(&st__g.calls, memory_order_relaxed),
+	    .hits = atomic_load_explicit(&st__g.hits, memory_order_relaxed),
+	    .messages = atomic_load_explicit(&st__g.messages, memory_order_relaxed)};
+	struct iovec iov[1] = {{&e, sizeof(e)}};
+	pthread_mutex_lock(&st__g.lock);
+	if (conn_locked())
+		send_locked(SANDTRACE_MSG_EXIT, child ? SANDTRACE_EF_CHILD : 0, iov, 1);
+	pthread_mutex_unlock(&st__g.lock);
+	errno = saved;
+}

@@ -1,0 +1,186 @@
+/* shim/init.c - real-symbol slots, on-demand initialisation, constructor and fork handling of the preload. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sandtrace/ctrie.h"
+#include "shim.h"
+
+#define SYM(ret, name, params) _Atomic(void *) st__real_##name;
+#include "symbols.def"
+#undef SYM
+
+struct st_state st__g = {.fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+__thread int st__depth;
+static __thread struct st_tls *tls_bufs;
+static pthread_key_t tls_key;
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+
+static void tls_free(void *p)
+{
+	munmap(p, sizeof(struct st_tls));
+}
+
+static void tls_key_init(void)
+{
+	/* keys below PTHREAD_KEY_2NDLEVEL_SIZE use a static per-thread array:
+	 * pthread_setspecific does not allocate */
+	pthread_key_create(&tls_key, tls_free);
+}
+
+struct st_tls *st__tls(void)
+{
+	if (tls_bufs)
+		return tls_bufs;
+	void *m = mmap(NULL, sizeof(struct st_tls), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	pthread_once(&tls_once, tls_key_init);
+	pthread_setspecific(tls_key, m);
+	tls_bufs = m;
+	return m;
+}
+
+static long enosys_stub(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+void *st__resolve(_Atomic(void *) *slot, const char *name)
+{
+	/* dlsym on a found symbol does not allocate in glibc >= 2.34 (the
+	 * dlerror buffer is only allocated on failure); it may still take
+	 * the loader lock, which malloc never holds. */
+	void *p = dlsym(RTLD_NEXT, name);
+	if (!p)
+		p = (void *)enosys_stub;
+	/* release: a reader that sees the pointer may call through it */
+	atomic_store_explicit(slot, p, memory_order_release);
+	return p;
+}
+
+/* getenv without locale or allocation, usable before libc finished its
+ * own initialisation (environ is set by the loader before any constructor). */
+extern char **environ;
+static const char *env_get(const char *name)
+{
+	size_t n = strlen(name);
+	if (!environ)
+		return NULL;
+	for (char **e = environ; *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+static void copy_env(char *dst, size_t cap, const char *name)
+{
+	const char *v = env_get(name);
+	dst[0] = 0;
+	if (v && strlen(v) < cap)
+		memcpy(dst, v, strlen(v) + 1);
+}
+
+void st__init(void)
+{
+	int expect = 0;
+	if (atomic_load_explicit(&st__g.init, memory_order_acquire) == 2)
+		return;
+	/* acq_rel: the winner initialises; losers wait for init == 2 */
+	if (!atomic_compare_exchange_strong_explicit(&st__g.init, &expect, 1,
+						     memory_order_acq_rel, memory_order_acquire)) {
+		while (atomic_load_explicit(&st__g.init, memory_order_acquire) != 2)
+			sched_yield();
+		return;
+	}
+	int saved = errno;
+	copy_env(st__g.socket_path, sizeof(st__g.socket_path), SANDTRACE_ENV_SOCKET);
+	copy_env(st__g.arena_name, sizeof(st__g.arena_name), SANDTRACE_ENV_ARENA);
+	copy_env(st__g.lib_path, sizeof(st__g.lib_path), SANDTRACE_ENV_LIB);
+	copy_env(st__g.audit_path, sizeof(st__g.audit_path), SANDTRACE_ENV_AUDIT);
+	const char *f = env_get(SANDTRACE_ENV_FLAGS);
+	st__g.flags = f ? (unsigned)strtoul(f, NULL, 10) : 0;
+	st__g.active = st__g.socket_path[0] != 0;
+	if (st__g.active && st__g.arena_name[0] && !(st__g.flags & SANDTRACE_F_NO_CACHE)) {
+		int r = sandtrace_arena_attach(&st__g.arena, st__g.arena_name);
+		if (r < 0) {
+			st__g.arena_err = r;
+			st__g.arena.base = NULL;
+		} else {
+			struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
+			/* acquire: the table's bytes were written before the
+			 * daemon published its offset */
+			uint64_t off = atomic_load_explicit(&h->policy, memory_order_acquire);
+			const struct sandtrace_policy_table *t =
+			    sandtrace_arena_ptr(&st__g.arena, off, sizeof(*t));
+			if (t && sandtrace_arena_ptr(&st__g.arena, off,
+						     sizeof(*t) + (uint64_t)t->nrules *
+								      sizeof(t->rules[0]))) {
+				st__g.policy = t;
+				st__g.trivial_policy =
+				    t->nrules == 0 && t->default_action == SANDTRACE_ALLOW;
+			} else {
+				st__g.arena_err = -EPROTO;
+				sandtrace_arena_detach(&st__g.arena);
+			}
+		}
+	}
+	errno = saved;
+	atomic_store_explicit(&st__g.init, 2, memory_order_release);
+}
+
+void st__after_fork_child(void)
+{
+	pthread_mutex_init(&st__g.lock, NULL);
+	if (st__g.fd >= 0) /* the parent's connection: ours to close */
+		syscall(SYS_close, st__g.fd);
+	st__g.fd = -1;
+	st__g.fd_pid = 0;
+	atomic_store_explicit(&st__g.calls, 0, memory_order_relaxed);
+	atomic_store_explicit(&st__g.hits, 0, memory_order_relaxed);
+	atomic_store_explicit(&st__g.messages, 0, memory_order_relaxed);
+	atomic_store_explicit(&st__g.exit_sent, 0, memory_order_relaxed);
+}
+
+bool st__enter(struct st_call *c)
+{
+	if (st__depth)
+		return false;
+	c->saved_errno = errno;
+	st__depth++;
+	st__init();
+	if (!st__g.active || !st__tls()) {
+		st__depth--;
+		return false;
+	}
+	atomic_fetch_add_explicit(&st__g.calls, 1, memory_order_relaxed);
+	return true;
+}
+
+void st__leave(struct st_call *c)
+{
+	st__depth--;
+}
+
+__attribute__((constructor)) static void st_ctor(void)
+{
+	st__depth++;
+	st__init();
+	if (st__g.active)
+		st__hello();
+	st__depth--;
+}
+
+__attribute__((destructor)) static void st_dtor(void)
+{
+	if (!st__g.active || st__depth)
+		return;
+	st__depth++;
+	if (!atomic_load_explicit(&st__g.exit_sent, memory_order_relaxed))
+		st__send_exit(-1, false, 0);
+	st__depth--;
+}

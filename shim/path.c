@@ -1,0 +1,217 @@
+/* shim/path.c - path arithmetic of the shim: join, clean, fold, and symlink resolution as the kernel does it. */
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* readlink without going through any interposed symbol (and without errno
+ * side effects visible to the program: callers save errno). */
+static ssize_t raw_readlink(const char *path, char *buf, size_t cap)
+{
+	return syscall(SYS_readlinkat, AT_FDCWD, path, buf, cap);
+}
+
+ssize_t st__path_join(const char *base, size_t blen, const char *rel, char *out, size_t cap)
+{
+	size_t rlen = strlen(rel);
+	if (rel[0] == '/') {
+		if (rlen + 1 > cap)
+			return -1;
+		memcpy(out, rel, rlen + 1);
+		return (ssize_t)rlen;
+	}
+	if (blen + 1 + rlen + 1 > cap)
+		return -1;
+	memcpy(out, base, blen);
+	size_t n = blen;
+	if (n == 0 || out[n - 1] != '/')
+		out[n++] = '/';
+	memcpy(out + n, rel, rlen + 1);
+	return (ssize_t)(n + rlen);
+}
+
+/* Collapse "//" and "/./", drop a trailing "/." or "/" (not the root).  ".."
+ * is kept: whether "a/.." is "." depends on whether a is a symlink. */
+ssize_t st__path_clean(char *p, size_t len)
+{
+	size_t r = 0, w = 0;
+	if (len == 0 || p[0] != '/')
+		return -1;
+	while (r < len) {
+		if (p[r] == '/') {
+			while (r < len && p[r] == '/')
+				r++;
+			if (r + 1 <= len && p[r] == '.' && (r + 1 == len || p[r + 1] == '/')) {
+				r++; /* a "." component */
+				continue;
+			}
+			p[w++] = '/';
+			continue;
+		}
+		p[w++] = p[r++];
+	}
+	if (w > 1 && p[w - 1] == '/')
+		w--;
+	if (w == 0)
+		p[w++] = '/';
+	p[w] = 0;
+	return (ssize_t)w;
+}
+
+/* Lexical fold of ".." (only valid when no component before it is a symlink,
+ * or as a last resort). */
+ssize_t st__path_fold(char *p, size_t len)
+{
+	ssize_t n = st__path_clean(p, len);
+	if (n < 0)
+		return -1;
+	size_t r = 0, w = 0;
+	len = (size_t)n;
+	while (r < len) {
+		/* at a '/' */
+		size_t s = r + 1, e = s;
+		while (e < len && p[e] != '/')
+			e++;
+		if (e - s == 2 && p[s] == '.' && p[s + 1] == '.') {
+			while (w > 0 && p[w - 1] != '/')
+				w--;
+			if (w > 0)
+				w--; /* drop the '/' too */
+		} else {
+			memmove(p + w, p + r, e - r);
+			w += e - r;
+		}
+		r = e;
+	}
+	if (w == 0)
+		p[w++] = '/';
+	p[w] = 0;
+	return (ssize_t)w;
+}
+
+/* Is out[0..len) a /proc/<pid or self or thread-self>/{fd/N,exe,cwd,root,task/T/fd/N} magic link? */
+static bool is_proc_magic(const char *p, size_t len)
+{
+	if (len < 7 || memcmp(p, "/proc/", 6) != 0)
+		return false;
+	const char *q = p + 6, *end = p + len;
+	const char *slash = memchr(q, '/', (size_t)(end - q));
+	if (!slash)
+		return false;
+	const char *rest = slash + 1;
+	size_t rl = (size_t)(end - rest);
+	if ((rl == 3 && !memcmp(rest, "exe", 3)) || (rl == 3 && !memcmp(rest, "cwd", 3)) ||
+	    (rl == 4 && !memcmp(rest, "root", 4)))
+		return true;
+	if (rl > 3 && !memcmp(rest, "fd/", 3))
+		return true;
+	if (rl > 5 && !memcmp(rest, "task/", 5)) {
+		const char *s2 = memchr(rest + 5, '/', rl - 5);
+		return s2 && (size_t)(end - s2) > 4 && !memcmp(s2, "/fd/", 4);
+	}
+	return false;
+}
+
+ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
+			 bool *magic, char *rest, size_t rcap)
+{
+	/* out holds the resolved prefix (no trailing '/', "" for the root);
+	 * rest holds what is left to walk. */
+	size_t olen = 0, rlen, pos = 0;
+	int hops = 0;
+	char link[PATH_MAX + 1];
+
+	*magic = false;
+	if (len + 1 > rcap || len == 0 || in[0] != '/')
+		return -1;
+	memcpy(rest, in, len);
+	rest[len] = 0;
+	rlen = len;
+	while (pos < rlen) {
+		while (pos < rlen && rest[pos] == '/')
+			pos++;
+		if (pos >= rlen)
+			break;
+		size_t s = pos;
+		while (pos < rlen && rest[pos] != '/')
+			pos++;
+		size_t clen = pos - s;
+		bool last = true;
+		for (size_t k = pos; k < rlen; k++)
+			if (rest[k] != '/') {
+				last = false;
+				break;
+			}
+		if (clen == 1 && rest[s] == '.')
+			continue;
+		if (clen == 2 && rest[s] == '.' && rest[s + 1] == '.') {
+			while (olen > 0 && out[olen - 1] != '/')
+				olen--;
+			if (olen > 0)
+				olen--;
+			continue;
+		}
+		if (olen + 1 + clen + 1 > cap)
+			return -1;
+		out[olen] = '/';
+		memcpy(out + olen + 1, rest + s, clen);
+		size_t cand = olen + 1 + clen;
+		out[cand] = 0;
+		if (last && !follow) {
+			olen = cand;
+			break;
+		}
+		ssize_t n = raw_readlink(out, link, sizeof(link) - 1);
+		if (n < 0) {
+			if (errno == EINVAL) { /* not a symlink: keep it */
+				olen = cand;
+				continue;
+			}
+			/* does not exist (or cannot be looked into): the rest is
+			 * appended lexically, as the kernel would fail there. */
+			olen = cand;
+			size_t tail = rlen - pos;
+			if (olen + tail + 1 > cap)
+				return -1;
+			memcpy(out + olen, rest + pos, tail);
+			olen += tail;
+			out[olen] = 0;
+			ssize_t f = st__path_fold(out, olen);
+			return f;
+		}
+		link[n] = 0;
+		if (is_proc_magic(out, cand)) {
+			*magic = true;
+			if (n == 0 || link[0] != '/')
+				return -1; /* pipe:[N], socket:[N], anon_inode:... */
+			/* "/x (deleted)": the file was unlinked; name what it was */
+			if (n > 10 && !memcmp(link + n - 10, " (deleted)", 10))
+				n -= 10, link[n] = 0;
+		}
+		if (++hops > 40) /* ELOOP: let the real call say so */
+			goto lexical;
+		/* rest := link + rest[pos..] */
+		size_t tail = rlen - pos;
+		if ((size_t)n + tail + 1 > rcap)
+			return -1;
+		memmove(rest + n, rest + pos, tail);
+		memcpy(rest, link, (size_t)n);
+		rlen = (size_t)n + tail;
+		rest[rlen] = 0;
+		pos = 0;
+		if (link[0] == '/')
+			olen = 0;
+	}
+	if (olen == 0) {
+		out[0] = '/';
+		olen = 1;
+	}
+	out[olen] = 0;
+	return (ssize_t)olen;
+lexical:
+	if (len + 1 > cap)
+		return -1;
+	memcpy(out, in, len);
+	return st__path_fold(out, len);
+}

@@ -1,0 +1,195 @@
+/* shim/shim.h - internal interface of libsandtrace.so (the preload): state, real symbols, the check. */
+#ifndef SANDTRACE_SHIM_H
+#define SANDTRACE_SHIM_H
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pthread.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <utime.h>
+
+#include "sandtrace/arena.h"
+#include "sandtrace/common.h"
+#include "sandtrace/policy.h"
+#include "sandtrace/protocol.h"
+
+/* Real functions: one slot per SYM() of symbols.def, resolved lazily with
+ * dlsym(RTLD_NEXT) and published with a release store (an atomic pointer, so
+ * two threads resolving at once both store the same value). */
+#define SYM(ret, name, params)                                                                     \
+	typedef ret(*st__t_##name) params;                                                         \
+	extern _Atomic(void *) st__real_##name;
+#include "symbols.def"
+#undef SYM
+
+/* st__resolve - dlsym(RTLD_NEXT, name), cached in *slot.  Never NULL: a
+ * missing symbol resolves to a stub that fails with ENOSYS. */
+void *st__resolve(_Atomic(void *) *slot, const char *name);
+
+#define REAL(name)                                                                                 \
+	((st__t_##name)({                                                                          \
+		void *p_ = atomic_load_explicit(&st__real_##name, memory_order_acquire);           \
+		p_ ? p_ : st__resolve(&st__real_##name, #name);                                    \
+	}))
+
+/* Buffer size for one path held by the shim (bytes).  Longer paths are held
+ * in a private mmap (st__pathbuf). */
+#define ST_PATH_BUF (2 * PATH_MAX)
+
+/* Process-wide state.  Written by st__init (once, or again in a forked child)
+ * and by the connection code under st__g.lock. */
+struct st_state {
+	_Atomic int init;             /* 0 none, 1 in progress, 2 done */
+	bool active;                  /* SANDTRACE_SOCKET was set: trace this process */
+	unsigned flags;               /* enum sandtrace_run_flags */
+	char socket_path[108];        /* sun_path */
+	char arena_name[SANDTRACE_ARENA_NAME_MAX];
+	char lib_path[PATH_MAX];      /* our own .so, re-injected at exec */
+	char audit_path[PATH_MAX];    /* LD_AUDIT library, optional */
+	struct sandtrace_arena arena; /* base == NULL: no cache */
+	const struct sandtrace_policy_table *policy; /* in the arena, or NULL */
+	bool trivial_policy;          /* no rules and default allow: trace only */
+	int arena_err;                /* why the arena could not be mapped (-errno) */
+	/* the connection to the daemon (guarded by lock) */
+	pthread_mutex_t lock;
+	int fd;
+	pid_t fd_pid;
+	dev_t fd_dev;
+	ino_t fd_ino;
+	bool daemon_lost;
+	uint32_t seq;
+	/* per-process statistics (relaxed atomics) */
+	_Atomic uint64_t calls, hits, messages;
+	_Atomic int exit_sent;
+	/* cwd cache, a seqlock: gen odd while a writer updates it */
+	_Atomic unsigned cwd_gen;
+	_Atomic int cwd_valid;
+};
+extern struct st_state st__g;
+
+/* Nesting depth of this thread inside the shim: nonzero means a call made
+ * by the shim itself (or by a signal handler that interrupted it) and is
+ * passed through unchecked. */
+extern __thread int st__depth;
+
+/* st__init - initialise on demand (also from the constructor).  Reads the
+ * environment once into st__g, attaches the arena.  Never allocates with
+ * malloc and never aborts.  Idempotent and thread-safe. */
+void st__init(void);
+/* st__after_fork_child - the child of fork: fresh lock, no connection. */
+void st__after_fork_child(void);
+
+/* One intercepted access of one path. */
+struct st_acc {
+	int dirfd;            /* AT_FDCWD or a descriptor */
+	const char *path;     /* as the program passed it */
+	unsigned kind;        /* enum sandtrace_kind as attempted */
+	bool nofollow;        /* the last component is not followed */
+	bool empty_path;      /* AT_EMPTY_PATH allowed */
+	bool skip;            /* nothing to check or record (NULL path, non-file, ...) */
+	bool magic_fd;        /* resolved through /proc/<pid>/fd: never a violation */
+	bool resolved;        /* rpath holds the resolved path */
+	bool fail_open;       /* allowed only because the daemon was lost */
+	bool asked;           /* verdict came from an ask rule */
+	unsigned verdict;     /* enum sandtrace_action applied */
+	int deny_err;         /* ENOENT or EACCES */
+	char *abs;            /* absolute spelling (key): points into absbuf or an mmap */
+	size_t abs_len;
+	size_t abs_map;       /* bytes mapped for abs when it did not fit */
+	char *rpath;          /* resolved path: points into rbuf or equals abs */
+	size_t rpath_len;
+	char absbuf[ST_PATH_BUF];
+	char rbuf[ST_PATH_BUF];
+};
+
+/* The buffers of this thread: two access slots (rename, link) and scratch
+ * for symlink resolution.  Only one wrapper is active per thread at a time
+ * (nested calls pass through), so they are safe to reuse.  They live in a
+ * private mmap made on the thread's first checked call (TLS holds only a
+ * pointer: a large static TLS block fails to load beside LD_AUDIT, and the
+ * stack may be a small alternate signal stack); a thread-exit destructor
+ * unmaps them. */
+struct st_tls {
+	struct st_acc acc[2];
+	char scratch[ST_PATH_BUF];
+};
+/* st__tls - this thread's buffers, or NULL when they cannot be mapped (the
+ * call then passes through unchecked). */
+struct st_tls *st__tls(void);
+#define st__tls_acc (st__tls()->acc)
+
+/* Context of one wrapper call: errno is saved at entry and the real call's
+ * errno is what the program sees. */
+struct st_call {
+	int saved_errno;
+};
+
+/* st__enter - true if this call is to be checked (then st__leave must follow). */
+bool st__enter(struct st_call *c);
+void st__leave(struct st_call *c);
+
+/* st__acc_init - prepare an access (no system call yet). */
+void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, bool nofollow);
+
+/* st__pre - decide an access before the real call.  Returns 0 to go on, or
+ * the errno (ENOENT, EACCES) with which the call must fail; a refusal is
+ * recorded as a violation.  Preserves errno. */
+int st__pre(struct st_acc *a);
+
+/* st__post - record an access after the real call; err is its errno (0 on
+ * success).  Preserves errno.  Releases what st__pre mapped. */
+void st__post(struct st_acc *a, int err);
+
+/* st__acc_done - release an access that is not passed to st__post. */
+void st__acc_done(struct st_acc *a);
+
+/* st__record_path - record an access of an already absolute path (no
+ * decision), e.g. a file named by a libc function after it returned. */
+void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, int err);
+
+/* st__fd_path - the path of an open descriptor via /proc/self/fd.  Returns
+ * its length, or -1 (not a file: pipe, socket, ...).  Preserves errno. */
+ssize_t st__fd_path(int fd, char *buf, size_t cap);
+
+/* Path helpers (path.c, also unit tested).  Return the length or -1. */
+ssize_t st__path_join(const char *base, size_t blen, const char *rel, char *out, size_t cap);
+ssize_t st__path_clean(char *p, size_t len);     /* collapse //, /./, trailing / ; keeps .. */
+ssize_t st__path_fold(char *p, size_t len);      /* lexical fold of .. too (no symlink check) */
+/* st__path_resolve - resolve symlinks as the kernel would (all components,
+ * the last one only if follow).  in is absolute.  Returns the length, or -1
+ * when the path leads to a non-file (pipe:[N], socket:[N], anon_inode) and
+ * sets *magic when resolution went through /proc/<pid>/fd/N.  A loop gives
+ * up after 40 links and returns the input, folded.  Uses readlink only. */
+ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
+			 bool *magic, char *scratch, size_t scap);
+
+/* Connection (client.c).  All preserve errno and never allocate. */
+int st__send_access(const struct sandtrace_access *acc, const char *path, size_t len,
+		    const char *path2, size_t len2);
+int st__request(unsigned kind, const char *path, size_t len, struct sandtrace_verdict *v);
+void st__send_exit(int status, bool child, pid_t pid);
+void st__hello(void);
+
+/* Exec support (wrap_exec.c). */
+void st__exit_hook(int status);
+
+/* cwd cache (check.c) */
+ssize_t st__getcwd(char *buf, size_t cap);
+void st__cwd_invalidate(void);
+
+/* raw syscall dispatch for syscall() (wrap_sys.c) */
+long st__syscall_path(long nr, long a1, long a2, long a3, long a4, long a5, long a6, bool *handled);
+
+#endif

@@ -1,0 +1,104 @@
+/* shim/wrap.h - the wrapper skeleton: enter, check, forward, record, leave (check/forward/record kept apart). */
+#ifndef SANDTRACE_WRAP_H
+#define SANDTRACE_WRAP_H
+
+#include "shim.h"
+
+/* kinds, short */
+#define K_R SANDTRACE_KIND_READ
+#define K_W SANDTRACE_KIND_WRITE
+#define K_Q SANDTRACE_KIND_QUERY
+#define K_X SANDTRACE_KIND_EXEC
+#define K_D SANDTRACE_KIND_DIR
+
+/*
+ * ONE_PATH(type, failed, fdir, fpath, kind, nofollow, empty, call):
+ * the body of a wrapper of a call on one path.  `failed` is an expression
+ * over the result r_ telling a failure; `call` is the real call.  errno as
+ * the real call left it is what the program sees; a refusal returns the
+ * failure value `failv` with ENOENT or EACCES and the real call is not made.
+ */
+#define ONE_PATH(type, failv, failed, fdir, fpath, kind, nofollow, empty, call)                    \
+	do {                                                                                       \
+		struct st_call c_;                                                                 \
+		if (!st__enter(&c_))                                                               \
+			return call;                                                               \
+		struct st_acc *a_ = &st__tls_acc[0];                                               \
+		st__acc_init(a_, (fdir), (fpath), (kind), (nofollow));                             \
+		a_->empty_path = (empty);                                                          \
+		int e_ = st__pre(a_);                                                              \
+		if (e_) {                                                                          \
+			st__leave(&c_);                                                            \
+			errno = e_;                                                                \
+			return failv;                                                              \
+		}                                                                                  \
+		errno = c_.saved_errno;                                                            \
+		type r_ = call;                                                                    \
+		int after_ = errno;                                                                \
+		st__post(a_, (failed) ? after_ : 0);                                               \
+		st__leave(&c_);                                                                    \
+		errno = after_;                                                                    \
+		return r_;                                                                         \
+	} while (0)
+
+/* TWO_PATHS: rename and link style calls; both names are checked before the
+ * call (a refusal of either refuses the call) and recorded after it. */
+#define TWO_PATHS(type, failv, failed, d1, p1, k1, nf1, d2, p2, k2, nf2, call)                     \
+	do {                                                                                       \
+		struct st_call c_;                                                                 \
+		if (!st__enter(&c_))                                                               \
+			return call;                                                               \
+		struct st_acc *a_ = &st__tls_acc[0], *b_ = &st__tls_acc[1];                        \
+		st__acc_init(a_, (d1), (p1), (k1), (nf1));                                         \
+		st__acc_init(b_, (d2), (p2), (k2), (nf2));                                         \
+		int e_ = st__pre(a_);                                                              \
+		if (!e_)                                                                           \
+			e_ = st__pre(b_);                                                          \
+		else                                                                               \
+			st__acc_done(b_);                                                          \
+		if (e_) {                                                                          \
+			st__acc_done(a_);                                                          \
+			st__acc_done(b_);                                                          \
+			st__leave(&c_);                                                            \
+			errno = e_;                                                                \
+			return failv;                                                              \
+		}                                                                                  \
+		errno = c_.saved_errno;                                                            \
+		type r_ = call;                                                                    \
+		int after_ = errno;                                                                \
+		st__post(a_, (failed) ? after_ : 0);                                               \
+		st__post(b_, (failed) ? after_ : 0);                                               \
+		st__leave(&c_);                                                                    \
+		errno = after_;                                                                    \
+		return r_;                                                                         \
+	} while (0)
+
+/* The access kind of open(2) flags: anything that can change the file
+ * (write access, O_CREAT, O_TRUNC, O_TMPFILE) is a write, even O_RDONLY|O_CREAT. */
+static inline unsigned st_open_kind(int flags)
+{
+	if ((flags & O_TMPFILE) == O_TMPFILE)
+		return K_W;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)))
+		return K_W;
+	if (flags & O_PATH)
+		return K_Q;
+	if (flags & O_DIRECTORY)
+		return K_D;
+	return K_R;
+}
+
+/* The access kind of an fopen() mode string. */
+static inline unsigned st_fopen_kind(const char *mode)
+{
+	if (!mode)
+		return K_R;
+	if (mode[0] != 'r')
+		return K_W;
+	for (const char *m = mode; *m && *m != ','; m++)
+		if (*m == '+')
+			return K_W;
+	return K_R;
+}
+
+#endif

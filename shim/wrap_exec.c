@@ -1,0 +1,703 @@
+/* shim/wrap_exec.c - processes: exec*, posix_spawn*, fork/vfork, system/popen, exit and wait; the preload is re-injected at every exec. */
+#include <elf.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "wrap.h"
+
+#define EXPORT __attribute__((visibility("default")))
+extern char **environ;
+
+/* ---------------------------------------------------------------------------
+ * Environment re-injection.  The envp handed to the kernel always carries
+ * LD_PRELOAD with our library first (entries the program asked for are
+ * kept after it) and the SANDTRACE_* variables as this process received
+ * them, whatever the program did to its environment (env -i, unsetenv,
+ * LD_PRELOAD= ...).  Memory comes from a private mmap: no malloc between
+ * fork and exec, and the map is dropped if the exec fails.
+ * ------------------------------------------------------------------------ */
+struct st_env {
+	char **envp;
+	void *map;
+	size_t maplen;
+};
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+static bool is_our_var(const char *e)
+{
+	return has_prefix(e, "LD_PRELOAD=") || has_prefix(e, "SANDTRACE_SOCKET=") ||
+	       has_prefix(e, "SANDTRACE_ARENA=") || has_prefix(e, "SANDTRACE_LIB=") ||
+	       has_prefix(e, "SANDTRACE_FLAGS=") || has_prefix(e, "SANDTRACE_AUDIT=") ||
+	       (st__g.audit_path[0] && has_prefix(e, "LD_AUDIT="));
+}
+
+/* Is token (len n) our library?  Compared by path, and by file name for a
+ * preload given without a directory. */
+static bool is_our_lib(const char *tok, size_t n)
+{
+	size_t l = strlen(st__g.lib_path);
+	if (n == l && !memcmp(tok, st__g.lib_path, n))
+		return true;
+	return n == 15 && !memcmp(tok, "libsandtrace.so", 15);
+}
+
+static char *put(char **w, const char *s)
+{
+	char *start = *w;
+	size_t n = strlen(s);
+	memcpy(*w, s, n);
+	*w += n;
+	**w = 0;
+	return start;
+}
+
+static void put_u(char **w, unsigned u)
+{
+	char d[16];
+	int k = 0;
+	do
+		d[k++] = (char)('0' + u % 10);
+	while ((u /= 10) && k < 15);
+	while (k)
+		*(*w)++ = d[--k];
+	**w = 0;
+}
+
+/* Append "NAME=" + list with ours first and the program's other entries after. */
+static char *put_list(char **w, const char *name, const char *ours, const char *theirs)
+{
+	char *start = *w;
+	put(w, name);
+	put(w, ours);
+	if (theirs) {
+		const char *p = theirs;
+		while (*p) {
+			while (*p == ':' || *p == ' ')
+				p++;
+			const char *s = p;
+			while (*p && *p != ':' && *p != ' ')
+				p++;
+			if (p > s && !is_our_lib(s, (size_t)(p - s)) &&
+			    !(strlen(ours) == (size_t)(p - s) && !memcmp(s, ours, (size_t)(p - s)))) {
+				*(*w)++ = ':';
+				memcpy(*w, s, (size_t)(p - s));
+				*w += p - s;
+			}
+		}
+	}
+	*(*w)++ = 0;
+	return start;
+}
+
+static bool env_fix(char *const envp[], struct st_env *out)
+{
+	size_t n = 0, bytes = 0;
+	const char *preload = NULL, *audit = NULL;
+	out->envp = (char **)envp;
+	out->map = NULL;
+	if (!st__g.lib_path[0])
+		return false; /* nothing to inject with */
+	if (envp)
+		for (; envp[n]; n++) {
+			if (has_prefix(envp[n], "LD_PRELOAD="))
+				preload = envp[n] + 11;
+			if (has_prefix(envp[n], "LD_AUDIT="))
+				audit = envp[n] + 9;
+		}
+	bytes = (n + 8) * sizeof(char *) + 4 * PATH_MAX + 256 + (preload ? strlen(preload) : 0) +
+		(audit ? strlen(audit) : 0) + sizeof(st__g.socket_path) + sizeof(st__g.arena_name);
+	size_t len = (bytes + 4095) & ~(size_t)4095;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return false;
+	char **v = m;
+	char *w = (char *)m + (n + 8) * sizeof(char *);
+	size_t k = 0;
+	v[k++] = put_list(&w, "LD_PRELOAD=", st__g.lib_path, preload);
+	w++;
+	if (st__g.audit_path[0]) {
+		v[k++] = put_list(&w, "LD_AUDIT=", st__g.audit_path, audit);
+		w++;
+		v[k++] = put(&w, "SANDTRACE_AUDIT="), put(&w, st__g.audit_path), w++;
+	}
+	v[k++] = put(&w, "SANDTRACE_SOCKET="), put(&w, st__g.socket_path), w++;
+	v[k++] = put(&w, "SANDTRACE_ARENA="), put(&w, st__g.arena_name), w++;
+	v[k++] = put(&w, "SANDTRACE_LIB="), put(&w, st__g.lib_path), w++;
+	v[k++] = put(&w, "SANDTRACE_FLAGS="), put_u(&w, st__g.flags), w++;
+	for (size_t i = 0; i < n; i++)
+		if (!is_our_var(envp[i]))
+			v[k++] = envp[i];
+	v[k] = NULL;
+	out->envp = v;
+	out->map = m;
+	out->maplen = len;
+	return true;
+}
+
+static void env_free(struct st_env *e)
+{
+	if (e->map)
+		munmap(e->map, e->maplen);
+	e->map = NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * What will run: programs the preload cannot follow are reported before the
+ * exec (static binaries, set-id programs for which ld.so drops LD_PRELOAD),
+ * and a #! script's interpreter is an exec of its own.
+ * ------------------------------------------------------------------------ */
+static unsigned probe_exec(const char *path, char *interp, size_t icap)
+{
+	interp[0] = 0;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	unsigned why = 0;
+	struct stat st;
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+	syscall(SYS_getresuid, &ru, &eu, &su);
+	syscall(SYS_getresgid, &rg, &eg, &sg);
+	if (syscall(SYS_fstat, fd, &st) == 0) {
+		uid_t neu = (st.st_mode & S_ISUID) ? st.st_uid : eu;
+		gid_t neg = (st.st_mode & S_ISGID) ? st.st_gid : eg;
+		/* the kernel sets AT_SECURE when the new effective ids differ
+		 * from the real ones, or the file has capabilities */
+		if (neu != ru || neg != rg)
+			why = SANDTRACE_UNTRACED_SETID;
+		else if (syscall(SYS_fgetxattr, fd, "security.capability", NULL, 0) > 0)
+			why = SANDTRACE_UNTRACED_SETID;
+	}
+	unsigned char hdr[256];
+	ssize_t n = syscall(SYS_pread64, fd, hdr, sizeof(hdr), 0);
+	if (!why && n >= 2 && hdr[0] == '#' && hdr[1] == '!') {
+		size_t i = 2;
+		while (i < (size_t)n && (hdr[i] == ' ' || hdr[i] == '\t'))
+			i++;
+		size_t s = i;
+		while (i < (size_t)n && hdr[i] != ' ' && hdr[i] != '\t' && hdr[i] != '\n')
+			i++;
+		if (i > s && i - s < icap) {
+			memcpy(interp, hdr + s, i - s);
+			interp[i - s] = 0;
+		}
+	} else if (!why && n >= (ssize_t)sizeof(Elf64_Ehdr) && !memcmp(hdr, ELFMAG, SELFMAG) &&
+		   hdr[EI_CLASS] == ELFCLASS64) {
+		Elf64_Ehdr eh;
+		memcpy(&eh, hdr, sizeof(eh));
+		bool has_interp = false;
+		for (unsigned i = 0; i < eh.e_phnum && i < 128; i++) {
+			Elf64_Phdr ph;
+			if (syscall(SYS_pread64, fd, &ph, sizeof(ph),
+				    (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
+			    (ssize_t)sizeof(ph))
+				break;
+			if (ph.p_type == PT_INTERP)
+				has_interp = true;
+		}
+		if (!has_interp)
+			why = SANDTRACE_UNTRACED_STATIC;
+	}
+	syscall(SYS_close, fd);
+	return why;
+}
+
+/* Report an exec that is about to happen (or a spawn): the program, its #!
+ * interpreter, and whether the preload can follow it.  a has passed st__pre. */
+static void note_exec(struct st_acc *a)
+{
+	char interp[PATH_MAX];
+	const char *path = a->resolved ? a->rpath : a->abs;
+	unsigned why = (path && !a->skip) ? probe_exec(path, interp, sizeof(interp)) : 0;
+	if (why) {
+		struct sandtrace_access acc = {.kind = K_X, .flags = SANDTRACE_AF_UNTRACED,
+					       .aux = why, .path_len = (uint32_t)strlen(path)};
+		st__send_access(&acc, path, acc.path_len, NULL, 0);
+	}
+	st__post(a, 0);
+	if (!why && interp[0] == '/')
+		st__record_path(AT_FDCWD, interp, K_X, false, 0);
+}
+
+/* execve on a path as the kernel would: check, report, re-inject, exec. */
+static int exec_checked(int dirfd, const char *path, char *const argv[], char *const envp[],
+			int flags, bool fexec)
+{
+	struct st_acc *a = &st__tls_acc[0];
+	st__acc_init(a, dirfd, path, K_X, (flags & AT_SYMLINK_NOFOLLOW) != 0);
+	a->empty_path = (flags & AT_EMPTY_PATH) != 0;
+	int e = st__pre(a);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	note_exec(a);
+	struct st_env env;
+	env_fix(envp, &env);
+	int r;
+	if (fexec)
+		r = REAL(fexecve)(dirfd, argv, env.envp);
+	else if (dirfd == AT_FDCWD && !flags)
+		r = REAL(execve)(path, argv, env.envp);
+	else
+		r = REAL(execveat)(dirfd, path, argv, env.envp, flags);
+	int after = errno;
+	env_free(&env);
+	if (after == ENOENT)
+		st__record_path(dirfd, path, K_X, false, ENOENT);
+	errno = after;
+	return r;
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	struct st_call c;
+	if (!st__enter(&c))
+		return REAL(execve)(path, argv, envp);
+	int r = exec_checked(AT_FDCWD, path, argv, envp, 0, false);
+	int after = errno;
+	st__leave(&c);
+	errno = after;
+	return r;
+}
+EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	struct st_call c;
+	if (!st__enter(&c))
+		return REAL(execveat)(dirfd, path, argv, envp, flags);
+	int r = exec_checked(dirfd, path, argv, envp, flags, false);
+	int after = errno;
+	st__leave(&c);
+	errno = after;
+	return r;
+}
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	struct st_call c;
+	if (!st__enter(&c))
+		return REAL(fexecve)(fd, argv, envp);
+	int r = exec_checked(fd, "", argv, envp, AT_EMPTY_PATH, true);
+	int after = errno;
+	st__leave(&c);
+	errno = after;
+	return r;
+}
+EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+/* PATH search as glibc's execvpe does it; each probe is an exec attempt of
+ * its own (checked and, when missing, recorded). */
+static int execvpe_search(const char *file, char *const argv[], char *const envp[])
+{
+	if (!file || !*file) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (strchr(file, '/'))
+		return execve(file, argv, envp);
+	const char *pathvar = NULL;
+	for (char **e = environ; e && *e; e++)
+		if (has_prefix(*e, "PATH=")) {
+			pathvar = *e + 5;
+			break;
+		}
+	if (!pathvar)
+		pathvar = "/bin:/usr/bin";
+	size_t flen = strlen(file);
+	if (flen >= NAME_MAX + 1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	bool got_eacces = false;
+	const char *p = pathvar;
+	char buf[PATH_MAX + NAME_MAX + 2];
+	for (;;) {
+		const char *s = p;
+		while (*p && *p != ':')
+			p++;
+		size_t dlen = (size_t)(p - s);
+		if (dlen + flen + 2 <= sizeof(buf)) {
+			size_t k = 0;
+			if (dlen == 0)
+				buf[k++] = '.'; /* an empty entry is the cwd */
+			else
+				memcpy(buf, s, dlen), k = dlen;
+			buf[k++] = '/';
+			memcpy(buf + k, file, flen + 1);
+			execve(buf, argv, envp);
+			switch (errno) {
+			case EACCES:
+				got_eacces = true;
+				/* fall through */
+			case ENOENT:
+			case ESTALE:
+			case ENOTDIR:
+			case ENODEV:
+			case ETIMEDOUT:
+				break;
+			case ENOEXEC: {
+				/* a script without #!: run it with /bin/sh */
+				size_t argc = 0;
+				while (argv[argc])
+					argc++;
+				char *nargv[argc + 2];
+				nargv[0] = (char *)"/bin/sh";
+				nargv[1] = buf;
+				for (size_t i = 1; i <= argc; i++)
+					nargv[i + 1] = argv[i];
+				execve("/bin/sh", nargv, envp);
+				return -1;
+			}
+			default:
+				return -1;
+			}
+		}
+		if (!*p)
+			break;
+		p++;
+	}
+	if (got_eacces)
+		errno = EACCES;
+	return -1;
+}
+
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	return execvpe_search(file, argv, envp);
+}
+EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe_search(file, argv, environ);
+}
+
+#define VARARGS_TO_ARGV(first, last_arg)                                                           \
+	va_list ap;                                                                                \
+	size_t argc = 1;                                                                           \
+	va_start(ap, first);                                                                       \
+	while (va_arg(ap, char *))                                                                 \
+		argc++;                                                                            \
+	va_end(ap);                                                                                \
+	char *argv[argc + 1];                                                                      \
+	argv[0] = (char *)(first);                                                                 \
+	va_start(ap, first);                                                                       \
+	for (size_t i = 1; i <= argc; i++)                                                         \
+		argv[i] = va_arg(ap, char *);                                                      \
+	last_arg;                                                                                  \
+	va_end(ap);
+
+EXPORT int execl(const char *path, const char *arg, ...)
+{
+	VARARGS_TO_ARGV(arg, (void)0);
+	return execve(path, argv, environ);
+}
+EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	VARARGS_TO_ARGV(arg, (void)0);
+	return execvpe_search(file, argv, environ);
+}
+EXPORT int execle(const char *path, const char *arg, ...)
+{
+	VARARGS_TO_ARGV(arg, char *const *envp = va_arg(ap, char *const *));
+	return execve(path, argv, envp);
+}
+
+/* ---------------------------------------------------------------------------
+ * posix_spawn: glibc's child runs in clone(CLONE_VM|CLONE_VFORK) and execs
+ * with internal calls, so the parent checks, reports and re-injects here.
+ * ------------------------------------------------------------------------ */
+static bool spawn_find(const char *file, char *out, size_t cap)
+{
+	if (strchr(file, '/')) {
+		size_t n = strlen(file);
+		if (n + 1 > cap)
+			return false;
+		memcpy(out, file, n + 1);
+		return true;
+	}
+	const char *pathvar = NULL;
+	for (char **e = environ; e && *e; e++)
+		if (has_prefix(*e, "PATH=")) {
+			pathvar = *e + 5;
+			break;
+		}
+	if (!pathvar)
+		pathvar = "/bin:/usr/bin";
+	size_t flen = strlen(file);
+	const char *p = pathvar;
+	for (;;) {
+		const char *s = p;
+		while (*p && *p != ':')
+			p++;
+		size_t dlen = (size_t)(p - s);
+		if (dlen + flen + 3 <= cap) {
+			size_t k = 0;
+			if (dlen == 0)
+				out[k++] = '.';
+			else
+				memcpy(out, s, dlen), k = dlen;
+			out[k++] = '/';
+			memcpy(out + k, file, flen + 1);
+			if (syscall(SYS_faccessat, AT_FDCWD, out, X_OK) == 0)
+				return true;
+			st__record_path(AT_FDCWD, out, K_X, false, ENOENT);
+		}
+		if (!*p)
+			return false;
+		p++;
+	}
+}
+
+static int spawn_common(bool search, pid_t *pid, const char *file,
+			const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+			char *const argv[], char *const envp[])
+{
+	char found[PATH_MAX + NAME_MAX + 2];
+	struct st_call c;
+	if (!st__enter(&c))
+		return search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, envp)
+			      : REAL(posix_spawn)(pid, file, fa, attr, argv, envp);
+	int r;
+	if (file && (!search || spawn_find(file, found, sizeof(found)))) {
+		struct st_acc *a = &st__tls_acc[0];
+		st__acc_init(a, AT_FDCWD, search ? found : file, K_X, false);
+		int e = st__pre(a);
+		if (e) {
+			st__leave(&c);
+			errno = c.saved_errno;
+			return e; /* posix_spawn returns the error number */
+		}
+		note_exec(a);
+	}
+	struct st_env env;
+	env_fix(envp, &env);
+	errno = c.saved_errno;
+	r = search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env.envp)
+		   : REAL(posix_spawn)(pid, file, fa, attr, argv, env.envp);
+	int after = errno;
+	env_free(&env);
+	st__leave(&c);
+	errno = after;
+	return r;
+}
+
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn_common(false, pid, path, fa, attr, argv, envp);
+}
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	return spawn_common(true, pid, file, fa, attr, argv, envp);
+}
+
+/* A file action opens in the child, inside libc: judged and recorded here
+ * (against the cwd at the time the action is added).  A refused open is
+ * pointed at a name that cannot exist, so the child's open fails with ENOENT
+ * and the spawn fails as it would for a missing file. */
+#define ST_DENIED_PATH "/proc/sandtrace-denied/file"
+EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd,
+					    const char *path, int oflag, mode_t mode)
+{
+	struct st_call c;
+	if (!path || !st__enter(&c))
+		return REAL(posix_spawn_file_actions_addopen)(fa, fd, path, oflag, mode);
+	struct st_acc *a = &st__tls_acc[0];
+	st__acc_init(a, AT_FDCWD, path, st_open_kind(oflag), (oflag & O_NOFOLLOW) != 0);
+	int e = st__pre(a);
+	if (e)
+		path = ST_DENIED_PATH;
+	else
+		st__post(a, 0);
+	st__leave(&c);
+	errno = c.saved_errno;
+	return REAL(posix_spawn_file_actions_addopen)(fa, fd, path, oflag, mode);
+}
+EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa, const char *path)
+{
+	struct st_call c;
+	if (path && st__enter(&c)) {
+		st__record_path(AT_FDCWD, path, K_Q, false, 0);
+		st__leave(&c);
+		errno = c.saved_errno;
+	}
+	return REAL(posix_spawn_file_actions_addchdir_np)(fa, path);
+}
+
+/* ---------------------------------------------------------------------------
+ * fork: the connection lock is held across the fork so that the child never
+ * inherits it taken; the child starts with a fresh lock and no connection
+ * (it connects, with its own pid, on its first message).  vfork is turned
+ * into fork: a vfork child shares the parent's memory, and the shim's state
+ * (connection, buffers) must not be touched by it.
+ * ------------------------------------------------------------------------ */
+EXPORT pid_t fork(void)
+{
+	st__init();
+	if (!st__g.active || st__depth)
+		return REAL(fork)();
+	pthread_mutex_lock(&st__g.lock);
+	pid_t p = REAL(fork)();
+	if (p == 0) {
+		st__after_fork_child();
+	} else {
+		int saved = errno;
+		pthread_mutex_unlock(&st__g.lock);
+		errno = saved;
+	}
+	return p;
+}
+EXPORT pid_t vfork(void)
+{
+	return fork();
+}
+
+/* system() and popen() spawn /bin/sh inside libc with the process's own
+ * environ: if the program removed our variables from it, they are put back
+ * for the duration of the call. */
+static char **swap_environ(struct st_env *env)
+{
+	char **old = environ;
+	bool ok = false;
+	for (char **e = environ; e && *e; e++)
+		if (has_prefix(*e, "LD_PRELOAD=") && strstr(*e, st__g.lib_path))
+			ok = true;
+	if (ok || !env_fix(environ, env)) {
+		env->map = NULL;
+		return NULL;
+	}
+	environ = env->envp;
+	return old;
+}
+
+EXPORT int system(const char *cmd)
+{
+	struct st_call c;
+	if (!cmd || !st__enter(&c))
+		return REAL(system)(cmd);
+	st__record_path(AT_FDCWD, "/bin/sh", K_X, false, 0);
+	struct st_env env;
+	char **old = swap_environ(&env);
+	st__leave(&c);
+	errno = c.saved_errno;
+	int r = REAL(system)(cmd);
+	int after = errno;
+	if (old) {
+		environ = old;
+		env_free(&env);
+	}
+	errno = after;
+	return r;
+}
+EXPORT FILE *popen(const char *cmd, const char *mode)
+{
+	struct st_call c;
+	if (!cmd || !st__enter(&c))
+		return REAL(popen)(cmd, mode);
+	st__record_path(AT_FDCWD, "/bin/sh", K_X, false, 0);
+	struct st_env env;
+	char **old = swap_environ(&env);
+	st__leave(&c);
+	errno = c.saved_errno;
+	FILE *r = REAL(popen)(cmd, mode);
+	int after = errno;
+	if (old) {
+		environ = old;
+		env_free(&env);
+	}
+	errno = after;
+	return r;
+}
+
+/* ---------------------------------------------------------------------------
+ * exit and wait: exit statuses for the process records.
+ * ------------------------------------------------------------------------ */
+void st__exit_hook(int status)
+{
+	if (!st__g.active || st__depth)
+		return;
+	st__depth++;
+	int expect = 0;
+	if (atomic_compare_exchange_strong(&st__g.exit_sent, &expect, 1))
+		st__send_exit(status, false, 0);
+	st__depth--;
+}
+EXPORT void exit(int status)
+{
+	st__init();
+	st__exit_hook(status);
+	REAL(exit)(status);
+	__builtin_unreachable();
+}
+EXPORT void _exit(int status)
+{
+	st__init();
+	st__exit_hook(status);
+	REAL(_exit)(status);
+	__builtin_unreachable();
+}
+EXPORT void _Exit(int status)
+{
+	st__init();
+	st__exit_hook(status);
+	REAL(_Exit)(status);
+	__builtin_unreachable();
+}
+
+static void reaped(pid_t p, int *status)
+{
+	if (p > 0 && status && (WIFEXITED(*status) || WIFSIGNALED(*status)) && st__g.active &&
+	    !st__depth) {
+		st__depth++;
+		st__send_exit(*status, true, p);
+		st__depth--;
+	}
+}
+EXPORT pid_t wait(int *status)
+{
+	int st;
+	pid_t p = REAL(wait)(status ? status : &st);
+	int saved = errno;
+	reaped(p, status ? status : &st);
+	errno = saved;
+	return p;
+}
+EXPORT pid_t waitpid(pid_t pid, int *status, int options)
+{
+	int st;
+	pid_t p = REAL(waitpid)(pid, status ? status : &st, options);
+	int saved = errno;
+	reaped(p, status ? status : &st);
+	errno = saved;
+	return p;
+}
+EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
+{
+	int st;
+	pid_t p = REAL(wait3)(status ? status : &st, options, ru);
+	int saved = errno;
+	reaped(p, status ? status : &st);
+	errno = saved;
+	return p;
+}
+EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
+{
+	int st;
+	pid_t p = REAL(wait4)(pid, status ? status : &st, options, ru);
+	int saved = errno;
+	reaped(p, status ? status : &st);
+	errno = saved;
+	return p;
+}

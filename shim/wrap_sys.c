@@ -1,0 +1,151 @@
+/* shim/wrap_sys.c - libc's syscall(): file-system system call numbers are decoded like their named wrappers. */
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "wrap.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* The named wrappers of this library (they check, forward and record). */
+int open(const char *, int, ...);
+int openat(int, const char *, int, ...);
+int creat(const char *, mode_t);
+int stat(const char *, struct stat *);
+int lstat(const char *, struct stat *);
+int fstatat(int, const char *, struct stat *, int);
+int statx(int, const char *, int, unsigned int, struct statx *);
+int access(const char *, int);
+int faccessat(int, const char *, int, int);
+ssize_t readlink(const char *, char *, size_t);
+ssize_t readlinkat(int, const char *, char *, size_t);
+int rename(const char *, const char *);
+int renameat(int, const char *, int, const char *);
+int renameat2(int, const char *, int, const char *, unsigned int);
+int unlink(const char *);
+int unlinkat(int, const char *, int);
+int mkdir(const char *, mode_t);
+int mkdirat(int, const char *, mode_t);
+int rmdir(const char *);
+int link(const char *, const char *);
+int linkat(int, const char *, int, const char *, int);
+int symlink(const char *, const char *);
+int symlinkat(const char *, int, const char *);
+int chmod(const char *, mode_t);
+int fchmodat(int, const char *, mode_t, int);
+int chown(const char *, uid_t, gid_t);
+int lchown(const char *, uid_t, gid_t);
+int fchownat(int, const char *, uid_t, gid_t, int);
+int truncate(const char *, off_t);
+int utimensat(int, const char *, const struct timespec *, int);
+int mknod(const char *, mode_t, dev_t);
+int mknodat(int, const char *, mode_t, dev_t);
+int chdir(const char *);
+int execve(const char *, char *const[], char *const[]);
+int execveat(int, const char *, char *const[], char *const[], int);
+
+#define P(x) ((const char *)(x))
+#define I(x) ((int)(x))
+
+EXPORT long syscall(long nr, ...)
+{
+	va_list ap;
+	va_start(ap, nr);
+	long a1 = va_arg(ap, long), a2 = va_arg(ap, long), a3 = va_arg(ap, long);
+	long a4 = va_arg(ap, long), a5 = va_arg(ap, long), a6 = va_arg(ap, long);
+	va_end(ap);
+	switch (nr) {
+#ifdef SYS_open
+	case SYS_open:
+		return open(P(a1), I(a2), (mode_t)a3);
+#endif
+	case SYS_openat:
+		return openat(I(a1), P(a2), I(a3), (mode_t)a4);
+#ifdef SYS_creat
+	case SYS_creat:
+		return creat(P(a1), (mode_t)a2);
+#endif
+#ifdef SYS_stat
+	case SYS_stat:
+		return stat(P(a1), (struct stat *)a2);
+	case SYS_lstat:
+		return lstat(P(a1), (struct stat *)a2);
+#endif
+	case SYS_newfstatat:
+		return fstatat(I(a1), P(a2), (struct stat *)a3, I(a4));
+	case SYS_statx:
+		return statx(I(a1), P(a2), I(a3), (unsigned)a4, (struct statx *)a5);
+#ifdef SYS_access
+	case SYS_access:
+		return access(P(a1), I(a2));
+#endif
+	case SYS_faccessat:
+		return faccessat(I(a1), P(a2), I(a3), 0);
+#ifdef SYS_faccessat2
+	case SYS_faccessat2:
+		return faccessat(I(a1), P(a2), I(a3), I(a4));
+#endif
+#ifdef SYS_readlink
+	case SYS_readlink:
+		return readlink(P(a1), (char *)a2, (size_t)a3);
+#endif
+	case SYS_readlinkat:
+		return readlinkat(I(a1), P(a2), (char *)a3, (size_t)a4);
+#ifdef SYS_rename
+	case SYS_rename:
+		return rename(P(a1), P(a2));
+#endif
+	case SYS_renameat:
+		return renameat(I(a1), P(a2), I(a3), P(a4));
+#ifdef SYS_renameat2
+	case SYS_renameat2:
+		return renameat2(I(a1), P(a2), I(a3), P(a4), (unsigned)a5);
+#endif
+#ifdef SYS_unlink
+	case SYS_unlink:
+		return unlink(P(a1));
+	case SYS_rmdir:
+		return rmdir(P(a1));
+	case SYS_mkdir:
+		return mkdir(P(a1), (mode_t)a2);
+	case SYS_link:
+		return link(P(a1), P(a2));
+	case SYS_symlink:
+		return symlink(P(a1), P(a2));
+	case SYS_chmod:
+		return chmod(P(a1), (mode_t)a2);
+	case SYS_chown:
+		return chown(P(a1), (uid_t)a2, (gid_t)a3);
+	case SYS_lchown:
+		return lchown(P(a1), (uid_t)a2, (gid_t)a3);
+	case SYS_mknod:
+		return mknod(P(a1), (mode_t)a2, (dev_t)a3);
+#endif
+	case SYS_unlinkat:
+		return unlinkat(I(a1), P(a2), I(a3));
+	case SYS_mkdirat:
+		return mkdirat(I(a1), P(a2), (mode_t)a3);
+	case SYS_linkat:
+		return linkat(I(a1), P(a2), I(a3), P(a4), I(a5));
+	case SYS_symlinkat:
+		return symlinkat(P(a1), I(a2), P(a3));
+	case SYS_fchmodat:
+		return fchmodat(I(a1), P(a2), (mode_t)a3, 0);
+	case SYS_fchownat:
+		return fchownat(I(a1), P(a2), (uid_t)a3, (gid_t)a4, I(a5));
+	case SYS_truncate:
+		return truncate(P(a1), (off_t)a2);
+	case SYS_utimensat:
+		return utimensat(I(a1), P(a2), (const struct timespec *)a3, I(a4));
+	case SYS_mknodat:
+		return mknodat(I(a1), P(a2), (mode_t)a3, (dev_t)a4);
+	case SYS_chdir:
+		return chdir(P(a1));
+	case SYS_execve:
+		return execve(P(a1), (char *const *)a2, (char *const *)a3);
+	case SYS_execveat:
+		return execveat(I(a1), P(a2), (char *const *)a3, (char *const *)a4, I(a5));
+	default:
+		return REAL(syscall)(nr, a1, a2, a3, a4, a5, a6);
+	}
+}

@@ -1,0 +1,257 @@
+/* shm/arena.c - the shared-memory arena: create, attach, bump-allocate, validate. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandtrace/arena.h"
+
+/* Smallest arena accepted by create (arena.h: "at least 64 KiB"). */
+#define ST__ARENA_MIN_SIZE (UINT64_C(64) << 10)
+
+static inline uint64_t st__align_up(uint64_t v)
+{
+	return (v + (SANDTRACE_ARENA_ALIGN - 1)) & ~(uint64_t)(SANDTRACE_ARENA_ALIGN - 1);
+}
+
+/*
+ * Build "/sandtrace-<pid>-<32 hex>" by hand: create runs in the daemon, but
+ * snprintf is avoided anyway so the whole file stays obviously malloc-free.
+ */
+static void st__arena_name(char name[SANDTRACE_ARENA_NAME_MAX], const uint8_t rnd[16])
+{
+	static const char hex[] = "0123456789abcdef";
+	static const char pfx[] = "/sandtrace-";
+	char digits[24];
+	size_t n = 0, i, o = 0;
+	unsigned long pid = (unsigned long)getpid();
+
+	do {
+		digits[n++] = (char)('0' + pid % 10);
+		pid /= 10;
+	} while (pid != 0);
+	memcpy(name, pfx, sizeof(pfx) - 1);
+	o = sizeof(pfx) - 1;
+	while (n > 0)
+		name[o++] = digits[--n];
+	name[o++] = '-';
+	for (i = 0; i < 16; i++) {
+		name[o++] = hex[rnd[i] >> 4];
+		name[o++] = hex[rnd[i] & 15];
+	}
+	name[o] = '\0'; /* at most 11 + 10 + 1 + 32 + 1 = 55 bytes: pid_t has <= 10 digits */
+}
+
+static int st__random(uint8_t *buf, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = getrandom(buf + got, n - got, 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t run_flags,
+			   char name[SANDTRACE_ARENA_NAME_MAX])
+{
+	struct sandtrace_arena_header *h;
+	uint8_t rnd[16];
+	void *p;
+	int fd, rc, tries;
+
+	a->base = NULL;
+	a->size = 0;
+	if (size < ST__ARENA_MIN_SIZE || size > (uint64_t)SIZE_MAX || size > (uint64_t)INT64_MAX)
+		return -EINVAL;
+
+	/* O_EXCL: a name collision (or a squatter) is never silently reused. */
+	for (tries = 0;; tries++) {
+		rc = st__random(rnd, sizeof(rnd));
+		if (rc < 0)
+			return rc;
+		st__arena_name(name, rnd);
+		fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST || tries >= 3)
+			return -errno;
+	}
+	/* Sparse: pages cost memory only when first touched. */
+	if (ftruncate(fd, (off_t)size) < 0)
+		goto fail;
+	p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		goto fail;
+	close(fd);
+
+	h = p;
+	h->version = SANDTRACE_ARENA_VERSION;
+	h->header_size = (uint32_t)sizeof(*h);
+	h->size = size;
+	atomic_store_explicit(&h->bump, st__align_up(sizeof(*h)), memory_order_relaxed);
+	atomic_store_explicit(&h->generation, 0, memory_order_relaxed);
+	atomic_store_explicit(&h->root, 0, memory_order_relaxed);
+	atomic_store_explicit(&h->policy, 0, memory_order_relaxed);
+	h->run_flags = run_flags;
+	/*
+	 * Magic last, after a release fence: nobody can know the name before
+	 * we return, but a header that says "valid" must be whole even if a
+	 * squatter guessed the name and mapped early.
+	 */
+	atomic_thread_fence(memory_order_release);
+	h->magic = SANDTRACE_ARENA_MAGIC;
+
+	a->base = p;
+	a->size = size;
+	return 0;
+fail:
+	rc = -errno;
+	close(fd);
+	shm_unlink(name);
+	name[0] = '\0';
+	return rc;
+}
+
+/* Header checks shared by attach (before trusting the map) and valid(). */
+static bool st__header_ok(const struct sandtrace_arena_header *h, uint64_t mapped)
+{
+	return h->magic == SANDTRACE_ARENA_MAGIC && h->version == SANDTRACE_ARENA_VERSION &&
+	       h->header_size == sizeof(*h) && h->size == mapped;
+}
+
+int sandtrace_arena_attach(struct sandtrace_arena *a, const char *name)
+{
+	struct stat st;
+	void *p;
+	int fd, rc;
+
+	a->base = NULL;
+	a->size = 0;
+	if (name == NULL || name[0] == '\0')
+		return -EINVAL;
+	fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	/*
+	 * Too small to hold a header: do not map it at all, reading past the
+	 * end of the object would be SIGBUS, not a clean -EPROTO.
+	 */
+	if (st.st_size < (off_t)sizeof(struct sandtrace_arena_header) ||
+	    (uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
+		close(fd);
+		return -EPROTO;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	rc = -errno;
+	close(fd);
+	if (p == MAP_FAILED)
+		return rc;
+	/* The header's size must equal the object's: every bound below uses it. */
+	if (!st__header_ok(p, (uint64_t)st.st_size)) {
+		munmap(p, (size_t)st.st_size);
+		return -EPROTO;
+	}
+	a->base = p;
+	a->size = (uint64_t)st.st_size;
+	sandtrace_arena_count(a, SANDTRACE_CTR_ATTACHES, 1);
+	return 0;
+}
+
+void sandtrace_arena_detach(struct sandtrace_arena *a)
+{
+	if (a->base != NULL)
+		munmap(a->base, (size_t)a->size);
+	a->base = NULL;
+	a->size = 0;
+}
+
+int sandtrace_arena_unlink(const char *name)
+{
+	if (name == NULL || name[0] == '\0')
+		return -EINVAL;
+	return shm_unlink(name) < 0 ? -errno : 0;
+}
+
+/*
+ * Lock-free bump allocation.  A CAS loop rather than a bare fetch-and-add:
+ * with FAA a refused request still moves bump past the end, and enough
+ * refused requests (or one huge one) could wrap it around to a small value
+ * and hand out the header.  With CAS, bump only ever moves to a value
+ * <= size.  Contention is low (one CAS per Ctrie node built), so the loop
+ * costs nothing measurable.
+ *
+ * Every bound is taken from a->size (what this process mapped), never from
+ * the header alone: a corrupted header must not make us write outside the map.
+ */
+uint64_t sandtrace_arena_alloc(struct sandtrace_arena *a, uint64_t size)
+{
+	struct sandtrace_arena_header *h;
+	uint64_t old, need;
+
+	if (a->base == NULL)
+		return 0;
+	h = sandtrace_arena_hdr(a);
+	if (size == 0)
+		size = 1;
+	if (size > a->size)
+		goto full;
+	need = st__align_up(size);
+	/* relaxed: bump orders nothing; the bytes are published by a later release. */
+	old = atomic_load_explicit(&h->bump, memory_order_relaxed);
+	for (;;) {
+		/* bounds check BEFORE handing out the memory; also rejects a corrupted bump */
+		if (old < sizeof(*h) || (old & (SANDTRACE_ARENA_ALIGN - 1)) != 0 || old > a->size ||
+		    need > a->size - old)
+			goto full;
+		/* relaxed on both paths: see above.  Linearization point on success. */
+		if (atomic_compare_exchange_weak_explicit(&h->bump, &old, old + need,
+							  memory_order_relaxed,
+							  memory_order_relaxed))
+			return old;
+	}
+full:
+	sandtrace_arena_count(a, SANDTRACE_CTR_FULL, 1);
+	return 0;
+}
+
+/* An offset stored in the header: 0 (none) or inside the allocated part. */
+static bool st__off_ok(uint64_t off, uint64_t bump)
+{
+	return off == 0 || (off >= sizeof(struct sandtrace_arena_header) && off < bump);
+}
+
+bool sandtrace_arena_valid(const struct sandtrace_arena *a)
+{
+	const struct sandtrace_arena_header *h;
+	uint64_t bump;
+
+	if (a == NULL || a->base == NULL || a->size < sizeof(*h))
+		return false;
+	h = (const struct sandtrace_arena_header *)a->base;
+	if (!st__header_ok(h, a->size))
+		return false;
+	/* relaxed would do for a plain range check; acquire keeps it in step with root/policy */
+	bump = atomic_load_explicit(&h->bump, memory_order_acquire);
+	if (bump < sizeof(*h) || bump > a->size || (bump & (SANDTRACE_ARENA_ALIGN - 1)) != 0)
+		return false;
+	return st__off_ok(atomic_load_explicit(&h->root, memory_order_acquire), bump) &&
+	       st__off_ok(atomic_load_explicit(&h->policy, memory_order_acquire), bump);
+}

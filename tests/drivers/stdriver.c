@@ -1,0 +1,110 @@
+/* tests/drivers/stdriver.c - perform one file-system call named on argv; print "ok" or the errno name. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* usage: stdriver CALL PATH [PATH2]
+ *   open-r open-w open-creat open-rdonly-creat stat lstat access readlink unlink mkdir
+ *   rename link symlink chmod truncate exec syscall-openat fork-open sighandler-open */
+static void report(int r)
+{
+	if (r >= 0) {
+		puts("ok");
+		return;
+	}
+	switch (errno) {
+	case ENOENT: puts("ENOENT"); break;
+	case EACCES: puts("EACCES"); break;
+	case ELOOP: puts("ELOOP"); break;
+	case ENAMETOOLONG: puts("ENAMETOOLONG"); break;
+	case EEXIST: puts("EEXIST"); break;
+	case EINTR: puts("EINTR"); break;
+	default: printf("errno=%d\n", errno);
+	}
+}
+
+static volatile sig_atomic_t handler_result = -2;
+static const char *handler_path;
+static void on_alarm(int sig)
+{
+	int fd = open(handler_path, O_RDONLY);
+	handler_result = fd >= 0 ? 0 : errno;
+	if (fd >= 0)
+		close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: stdriver CALL PATH [PATH2]\n");
+		return 2;
+	}
+	const char *c = argv[1], *p = argv[2], *q = argc > 3 ? argv[3] : NULL;
+	struct stat st;
+	char buf[4096];
+	int r;
+	if (!strcmp(c, "open-r"))
+		r = open(p, O_RDONLY);
+	else if (!strcmp(c, "open-w"))
+		r = open(p, O_WRONLY);
+	else if (!strcmp(c, "open-creat"))
+		r = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	else if (!strcmp(c, "open-rdonly-creat"))
+		r = open(p, O_RDONLY | O_CREAT, 0640);
+	else if (!strcmp(c, "stat"))
+		r = stat(p, &st);
+	else if (!strcmp(c, "lstat"))
+		r = lstat(p, &st);
+	else if (!strcmp(c, "access"))
+		r = access(p, F_OK);
+	else if (!strcmp(c, "readlink"))
+		r = (int)readlink(p, buf, sizeof(buf));
+	else if (!strcmp(c, "unlink"))
+		r = unlink(p);
+	else if (!strcmp(c, "mkdir"))
+		r = mkdir(p, 0755);
+	else if (!strcmp(c, "rename") && q)
+		r = rename(p, q);
+	else if (!strcmp(c, "link") && q)
+		r = link(p, q);
+	else if (!strcmp(c, "symlink") && q)
+		r = symlink(q, p);
+	else if (!strcmp(c, "chmod"))
+		r = chmod(p, 0600);
+	else if (!strcmp(c, "truncate"))
+		r = truncate(p, 0);
+	else if (!strcmp(c, "syscall-openat"))
+		r = (int)syscall(SYS_openat, AT_FDCWD, p, O_RDONLY);
+	else if (!strcmp(c, "exec")) {
+		execl(p, p, (char *)NULL);
+		r = -1;
+	} else if (!strcmp(c, "fork-open")) {
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(open(p, O_RDONLY) >= 0 ? 0 : 1);
+		int ws;
+		waitpid(pid, &ws, 0);
+		r = WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : (errno = ENOENT, -1);
+	} else if (!strcmp(c, "sighandler-open")) {
+		/* a handler that opens a file, interrupting a loop of stats */
+		handler_path = p;
+		signal(SIGALRM, on_alarm);
+		ualarm(1000, 1000);
+		for (int i = 0; i < 20000 && handler_result == -2; i++)
+			stat(q ? q : "/", &st);
+		ualarm(0, 0);
+		r = handler_result == 0 ? 0 : (errno = handler_result == -2 ? ETIMEDOUT : handler_result, -1);
+	} else {
+		fprintf(stderr, "stdriver: unknown call %s\n", c);
+		return 2;
+	}
+	report(r);
+	return 0;
+}

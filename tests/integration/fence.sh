@@ -1,0 +1,77 @@
+#!/bin/sh
+# tests/integration/fence.sh - a sandbox hides what it denies (ENOENT), refuses writes into visible places (EACCES), and reports violations.
+. "$(dirname "$0")/lib.sh"
+mkdir -p "$W/in" "$W/out"
+echo secret > "$W/out/secret"
+echo mine > "$W/in/mine"
+cat > "$W/policy" <<P
+# only the build tree and the system
+allow any ${W}/in
+allow read ${W}/ro
+allow read,exec /usr
+P
+# a class list is not in the grammar: this policy must be refused with file and line
+err=$("$ST" run --policy "$W/policy" -- true 2>&1); rc=$?
+check "bad class refused" test $rc -ne 0
+check "error names file:line" sh -c "echo \"$err\" | grep -q '$W/policy:4'"
+cat > "$W/policy" <<P
+# only the build tree and the system
+allow any \${SANDBOX_IN}
+allow read ${W}/ro
+allow read /usr
+allow exec /usr
+allow read /etc
+allow read /proc
+allow read /dev
+allow any /dev/null
+P
+mkdir -p "$W/ro"; echo r > "$W/ro/f"
+export SANDBOX_IN="$W/in"
+cd "$W/in"
+R=$W/r.jsonl
+out=$("$ST" run --fence --policy "$W/policy" --report "$R" -- "$DRV" open-r "$W/out/secret")
+check "denied read is ENOENT" test "$out" = ENOENT
+check "violation reported" sh -c "grep -q '\"type\":\"violation\"' $R"
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" stat "$W/out/secret")
+check "denied stat is ENOENT" test "$out" = ENOENT
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-creat "$W/out/new")
+check "O_CREAT of hidden name is ENOENT" test "$out" = ENOENT
+check "nothing created outside" test ! -e "$W/out/new"
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-creat "$W/ro/new")
+check "write into visible read-only place is EACCES" test "$out" = EACCES
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-r "$W/in/mine")
+check "allowed read works" test "$out" = ok
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-creat "$W/in/made")
+check "allowed write works" test "$out" = ok
+# a symlink inside the sandbox must not reach a denied target
+ln -s "$W/out/secret" "$W/in/esc"
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-r "$W/in/esc")
+check "symlink escape denied" test "$out" = ENOENT
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" lstat "$W/in/esc")
+check "lstat of the link itself allowed" test "$out" = ok
+# rename out of the sandbox: both names are judged
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" rename "$W/in/mine" "$W/out/mine")
+check "rename to a denied place refused" test "$out" != ok
+check "source still there" test -e "$W/in/mine"
+# cat of a denied file reads as missing, as a shell sees it
+msg=$("$ST" run --fence --policy "$W/policy" -- cat "$W/out/secret" 2>&1)
+check "cat says No such file" sh -c "echo \"$msg\" | grep -q 'No such file or directory'"
+# the embedded fenced default: cwd and /tmp allowed, home hidden
+cd "$W/in"
+out=$("$ST" run --fence -- "$DRV" open-r "$W/in/mine")
+check "default fence: cwd readable" test "$out" = ok
+out=$("$ST" run --fence -- "$DRV" stat /root)
+check "default fence: /root hidden" test "$out" = ENOENT
+out=$("$ST" run --fence -- "$DRV" open-r /etc/hostname)
+check "default fence: /etc readable" test "$out" = ok
+out=$("$ST" run --fence -- "$DRV" open-creat /etc/sandtrace-test)
+check "default fence: /etc not writable (EACCES)" test "$out" = EACCES
+# the same answers without the arena (every decision asks the daemon)
+out=$("$ST" run --no-cache --fence --policy "$W/policy" -- "$DRV" open-r "$W/out/secret")
+check "no-cache: denied read is ENOENT" test "$out" = ENOENT
+out=$("$ST" run --no-cache --fence --policy "$W/policy" -- "$DRV" open-r "$W/in/mine")
+check "no-cache: allowed read works" test "$out" = ok
+# strict mode turns violations into a failing exit status
+"$ST" run --strict --fence --policy "$W/policy" -- "$DRV" open-r "$W/out/secret" >/dev/null; rc=$?
+check "--strict exits 121 on violations" test $rc -eq 121
+done_

@@ -1,0 +1,28 @@
+# tests/integration/lib.sh - helpers for scenario scripts: run under sandtrace, look into the report, count checks.
+# usage: . lib.sh BUILD_DIR SOURCE_DIR
+B=$1; S=$2
+ST=$B/daemon/sandtrace
+DRV=$B/tests/drivers/stdriver
+W=$(mktemp -d /tmp/st-integ.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+PASS=0; FAIL=0
+ok()   { PASS=$((PASS+1)); echo "ok   - $*"; }
+bad()  { FAIL=$((FAIL+1)); echo "FAIL - $*"; }
+check() { # check DESCRIPTION COMMAND...
+	d=$1; shift
+	if "$@"; then ok "$d"; else bad "$d"; fi
+}
+# has KIND PATH REPORT: the report lists an access of KIND to PATH (exact)
+has() { "$ST" report --list "$3" | grep -qxF "$1	$2"; }
+# hasany PATH REPORT: any kind
+hasany() { "$ST" report --list "$2" | cut -f2- | grep -qxF "$1"; }
+summary_field() { # summary_field REPORT FIELD -> value
+	python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r.get("type")=="summary": v=r.get(sys.argv[2]); print(json.dumps(v) if not isinstance(v,(int,str)) else v)' "$1" "$2"
+}
+done_() {
+	echo "$PASS passed, $FAIL failed"
+	[ "$FAIL" -eq 0 ]
+}

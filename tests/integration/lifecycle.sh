@@ -1,0 +1,47 @@
+#!/bin/sh
+# tests/integration/lifecycle.sh - daemon death, CLI SIGKILL cleanup, privilege drop, standalone daemon + env.
+. "$(dirname "$0")/lib.sh"
+cd "$W"
+echo x > present
+# 1. the daemon dies mid-run: the build goes on and the report says incomplete
+R=$W/dead.jsonl
+"$ST" run --report "$R" --pidfile "$W/pid" -- sh -c 'sleep 1; i=0; while [ $i -lt 50 ]; do cat present >/dev/null; i=$((i+1)); done; echo done' > out.txt &
+runpid=$!
+sleep 0.5; kill -9 "$(cat "$W/pid")"
+t0=$(date +%s); wait $runpid; rc=$?; t1=$(date +%s)
+check "build finished after daemon death" test "$(cat out.txt)" = done
+check "and promptly" test $((t1 - t0)) -lt 15
+check "report marked incomplete" test "$(summary_field "$R" complete)" = false
+# 2. fenced run, daemon killed: fail closed for what was not decided (ask), allow rules still hold
+# 3. the CLI killed with SIGKILL: socket dir and arena removed
+before=$(ls /dev/shm | grep -c sandtrace || true)
+"$ST" run --pidfile "$W/pid2" -- sleep 30 &
+cli=$!
+sleep 1
+kill -9 $cli
+sleep 2
+after=$(ls /dev/shm | grep -c sandtrace || true)
+check "arena removed after CLI SIGKILL" test "$after" -le "$before"
+check "daemon gone after CLI SIGKILL" sh -c "! kill -0 $(cat "$W/pid2") 2>/dev/null"
+pkill -f "sleep 30" 2>/dev/null
+# 4. a child that drops privileges is still traced
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	chmod 755 "$W"; chmod 644 present
+	R3=$W/priv.jsonl
+	"$ST" run --report "$R3" -- setpriv --reuid=65534 --regid=65534 --clear-groups cat present >/dev/null
+	check "unprivileged child traced" has R "$W/present" "$R3"
+fi
+# 5. standalone daemon for multi-phase builds, and `sandtrace env`
+SOCK=$W/d.sock
+"$B/daemon/sandtraced" --socket "$SOCK" --report "$W/standalone.jsonl" &
+dpid=$!
+i=0; while [ ! -S "$SOCK" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+eval "$("$ST" env --socket "$SOCK")"
+cat present > /dev/null
+sh -c 'cat present >/dev/null; test -e phase2-missing'
+unset LD_PRELOAD LD_AUDIT
+kill -TERM $dpid; wait $dpid
+check "standalone: phase reads recorded" has R "$W/present" "$W/standalone.jsonl"
+check "standalone: missing recorded" has N "$W/phase2-missing" "$W/standalone.jsonl"
+check "standalone: socket removed" test ! -e "$SOCK"
+done_

@@ -1,0 +1,29 @@
+#!/bin/sh
+# tests/integration/transparency.sh - a traced program's stdout, stderr and exit status are those of an untraced run.
+. "$(dirname "$0")/lib.sh"
+cd "$W"
+prog='echo out; echo err >&2; ls /proc/self/fd; exit 7'
+sh -c "$prog" > u.out 2> u.err; urc=$?
+"$ST" run -- sh -c "$prog" > t.out 2> t.err; trc=$?
+check "stdout byte-identical" cmp -s u.out t.out
+check "stderr byte-identical" cmp -s u.err t.err
+check "exit status kept" test "$urc" = "$trc"
+"$ST" run -- sh -c 'kill -TERM $$'; rc=$?
+check "signal death is 128+N" test $rc -eq 143
+"$ST" run -- /nonexistent/prog 2>/dev/null; rc=$?
+check "missing command is 127" test $rc -eq 127
+# env -i and a replaced LD_PRELOAD do not escape the trace
+R=$W/env.jsonl
+echo e > e1
+"$ST" run --report "$R" -- sh -c 'env -i /bin/cat e1 >/dev/null; LD_PRELOAD= cat e1 > /dev/null; env -u LD_PRELOAD cat e1 >/dev/null'
+check "env -i child traced" has R "$W/e1" "$R"
+n=$("$ST" report --list "$R" | grep -c "	$W/e1\$")
+check "one record per (kind, path)" test "$n" -eq 1
+# a signal handler that opens a file never deadlocks, never sees EINTR
+out=$("$ST" run -- "$DRV" sighandler-open /etc/hostname "$W")
+check "open in a signal handler" test "$out" = ok
+# fork: the child is traced with its own pid
+R2=$W/fork.jsonl
+"$ST" run --report "$R2" -- "$DRV" fork-open "$W/e1" >/dev/null
+check "forked child's read recorded" has R "$W/e1" "$R2"
+done_

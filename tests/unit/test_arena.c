@@ -1,0 +1,327 @@
+/* tests/unit/test_arena.c - Check suite for shm/arena.c: create/attach, header checks, allocation bounds. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandtrace/arena.h"
+
+#define MIB (UINT64_C(1) << 20)
+
+/* Each test owns at most one arena; teardown unlinks it even when an assertion failed. */
+static struct sandtrace_arena g_a;
+static char g_name[SANDTRACE_ARENA_NAME_MAX];
+
+static void make_arena(uint64_t size)
+{
+	int rc = sandtrace_arena_create(&g_a, size, 5, g_name);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_ptr_nonnull(g_a.base);
+}
+
+static void teardown(void)
+{
+	sandtrace_arena_detach(&g_a);
+	if (g_name[0] != '\0')
+		sandtrace_arena_unlink(g_name);
+	g_name[0] = '\0';
+}
+
+START_TEST(create_header_and_name)
+{
+	make_arena(MIB);
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&g_a);
+
+	ck_assert_uint_eq(h->magic, SANDTRACE_ARENA_MAGIC);
+	ck_assert_uint_eq(h->version, SANDTRACE_ARENA_VERSION);
+	ck_assert_uint_eq(h->header_size, sizeof(*h));
+	ck_assert_uint_eq(h->size, MIB);
+	ck_assert_uint_eq(g_a.size, MIB);
+	ck_assert_uint_eq(h->run_flags, 5);
+	ck_assert_uint_eq(atomic_load(&h->bump), 128);
+	ck_assert_uint_eq(atomic_load(&h->root), 0);
+	ck_assert(sandtrace_arena_valid(&g_a));
+
+	/* "/sandtrace-<pid>-<32 hex>" */
+	char want[64];
+	int n = snprintf(want, sizeof(want), "/sandtrace-%d-", (int)getpid());
+	ck_assert_int_eq(strncmp(g_name, want, (size_t)n), 0);
+	ck_assert_uint_eq(strlen(g_name), (size_t)n + 32);
+	for (size_t i = (size_t)n; g_name[i] != '\0'; i++)
+		ck_assert_ptr_nonnull(strchr("0123456789abcdef", g_name[i]));
+
+	/* Two arenas never share a name. */
+	struct sandtrace_arena b;
+	char name2[SANDTRACE_ARENA_NAME_MAX];
+	ck_assert_int_eq(sandtrace_arena_create(&b, MIB, 0, name2), 0);
+	ck_assert_str_ne(g_name, name2);
+	sandtrace_arena_detach(&b);
+	ck_assert_int_eq(sandtrace_arena_unlink(name2), 0);
+}
+END_TEST
+
+START_TEST(create_rejects_tiny)
+{
+	struct sandtrace_arena a;
+	char name[SANDTRACE_ARENA_NAME_MAX];
+
+	ck_assert_int_eq(sandtrace_arena_create(&a, 4096, 0, name), -EINVAL);
+	ck_assert_ptr_null(a.base);
+}
+END_TEST
+
+/* A forked child maps the arena by name and sees (and writes) the same bytes. */
+START_TEST(attach_in_forked_child)
+{
+	make_arena(MIB);
+	uint64_t off = sandtrace_arena_alloc(&g_a, 64);
+	ck_assert_uint_ne(off, 0);
+	strcpy((char *)g_a.base + off, "hello from the daemon");
+
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct sandtrace_arena c;
+		int ok = sandtrace_arena_attach(&c, g_name) == 0 && c.size == MIB &&
+			 strcmp((char *)c.base + off, "hello from the daemon") == 0;
+		/* the child maps it elsewhere: offsets, not pointers */
+		uint64_t off2 = ok ? sandtrace_arena_alloc(&c, 32) : 0;
+		if (off2 != 0)
+			strcpy((char *)c.base + off2, "child");
+		ok = ok && off2 == off + 64;
+		sandtrace_arena_detach(&c);
+		_exit(ok ? 0 : 1);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_str_eq((char *)g_a.base + off + 64, "child");
+	ck_assert_uint_eq(atomic_load(&sandtrace_arena_hdr(&g_a)->counters[SANDTRACE_CTR_ATTACHES]), 1);
+	ck_assert_uint_eq(atomic_load(&sandtrace_arena_hdr(&g_a)->bump), off + 64 + 32);
+}
+END_TEST
+
+START_TEST(attach_missing)
+{
+	struct sandtrace_arena a;
+
+	ck_assert_int_eq(sandtrace_arena_attach(&a, "/sandtrace-0-doesnotexist"), -ENOENT);
+	ck_assert_ptr_null(a.base);
+	ck_assert_int_eq(sandtrace_arena_attach(&a, ""), -EINVAL);
+	ck_assert_int_eq(sandtrace_arena_attach(&a, NULL), -EINVAL);
+}
+END_TEST
+
+/* Corrupt one header field, attach must say -EPROTO and leave base NULL (no abort). */
+static void expect_eproto_after(void (*corrupt)(struct sandtrace_arena_header *))
+{
+	struct sandtrace_arena b;
+
+	corrupt(sandtrace_arena_hdr(&g_a));
+	b.base = (void *)1;
+	ck_assert_int_eq(sandtrace_arena_attach(&b, g_name), -EPROTO);
+	ck_assert_ptr_null(b.base);
+	ck_assert(!sandtrace_arena_valid(&g_a));
+}
+
+static void bad_magic(struct sandtrace_arena_header *h) { h->magic ^= 1; }
+static void bad_version(struct sandtrace_arena_header *h) { h->version = 99; }
+static void bad_hsize(struct sandtrace_arena_header *h) { h->header_size = 64; }
+static void bad_size(struct sandtrace_arena_header *h) { h->size = 2 * MIB; }
+
+START_TEST(attach_bad_header)
+{
+	static void (*const corrupt[])(struct sandtrace_arena_header *) = {
+		bad_magic, bad_version, bad_hsize, bad_size};
+
+	make_arena(MIB);
+	expect_eproto_after(corrupt[_i]);
+	/* the failed attach did not count */
+	ck_assert_uint_eq(atomic_load(&sandtrace_arena_hdr(&g_a)->counters[SANDTRACE_CTR_ATTACHES]), 0);
+}
+END_TEST
+
+/* An object too small to hold a header is refused before mapping (no SIGBUS). */
+START_TEST(attach_truncated_object)
+{
+	const char *name = "/sandtrace-unit-truncated";
+	int fd = shm_open(name, O_CREAT | O_RDWR, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, 100), 0);
+	close(fd);
+
+	struct sandtrace_arena b;
+	int rc = sandtrace_arena_attach(&b, name);
+	shm_unlink(name);
+	ck_assert_int_eq(rc, -EPROTO);
+	ck_assert_ptr_null(b.base);
+
+	/* ... and an empty one */
+	fd = shm_open(name, O_CREAT | O_RDWR, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	rc = sandtrace_arena_attach(&b, name);
+	shm_unlink(name);
+	ck_assert_int_eq(rc, -EPROTO);
+}
+END_TEST
+
+START_TEST(alloc_aligned_zeroed)
+{
+	make_arena(MIB);
+	uint64_t prev = 0;
+
+	for (uint64_t sz = 1; sz < 100; sz += 7) {
+		uint64_t off = sandtrace_arena_alloc(&g_a, sz);
+		ck_assert_uint_ne(off, 0);
+		ck_assert_uint_eq(off % SANDTRACE_ARENA_ALIGN, 0);
+		ck_assert_uint_gt(off, prev);
+		ck_assert_uint_ge(off, sizeof(struct sandtrace_arena_header));
+		for (uint64_t i = 0; i < sz; i++)
+			ck_assert_uint_eq(g_a.base[off + i], 0);
+		memset(g_a.base + off, 0xff, sz);
+		prev = off;
+	}
+}
+END_TEST
+
+/* Fill to the end: exact fit succeeds, the next request fails, bump never passes size. */
+START_TEST(alloc_until_full)
+{
+	make_arena(64 << 10);
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&g_a);
+	uint64_t n = 0, off;
+
+	while ((off = sandtrace_arena_alloc(&g_a, 1000)) != 0) {
+		ck_assert_uint_le(off + 1000, g_a.size);
+		n++;
+	}
+	ck_assert_uint_eq(n, ((64 << 10) - 128) / 1008);
+	ck_assert_uint_eq(atomic_load(&h->counters[SANDTRACE_CTR_FULL]), 1);
+	/* what is left still serves small requests, up to exactly the end */
+	uint64_t left = g_a.size - atomic_load(&h->bump);
+	ck_assert_uint_gt(left, 0);
+	off = sandtrace_arena_alloc(&g_a, left);
+	ck_assert_uint_eq(off + left, g_a.size);
+	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, 1), 0);
+	/* huge requests cannot wrap bump around to a small value */
+	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, UINT64_MAX), 0);
+	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, UINT64_MAX - 8), 0);
+	ck_assert_uint_eq(atomic_load(&h->bump), g_a.size);
+	ck_assert_uint_eq(atomic_load(&h->counters[SANDTRACE_CTR_FULL]), 4);
+	ck_assert(sandtrace_arena_valid(&g_a));
+}
+END_TEST
+
+START_TEST(alloc_huge_on_fresh_arena)
+{
+	make_arena(MIB);
+	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, UINT64_MAX), 0);
+	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, MIB), 0);
+	ck_assert_uint_eq(atomic_load(&sandtrace_arena_hdr(&g_a)->bump), 128);
+	ck_assert_uint_ne(sandtrace_arena_alloc(&g_a, 16), 0);
+}
+END_TEST
+
+/* A corrupted bump (beyond size, or misaligned) makes alloc refuse, never hand out memory. */
+START_TEST(alloc_corrupted_bump)
+{
+	make_arena(MIB);
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&g_a);
+
+	atomic_store(&h->bump, MIB + 4096);
+	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, 16), 0);
+	ck_assert(!sandtrace_arena_valid(&g_a));
+	atomic_store(&h->bump, 8);
+	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, 16), 0);
+	atomic_store(&h->bump, 1001);
+	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, 16), 0);
+	atomic_store(&h->bump, 1024);
+	ck_assert(sandtrace_arena_valid(&g_a));
+	atomic_store(&h->root, 4096); /* root beyond bump: not written yet */
+	ck_assert(!sandtrace_arena_valid(&g_a));
+	atomic_store(&h->root, 512);
+	ck_assert(sandtrace_arena_valid(&g_a));
+	atomic_store(&h->policy, 64); /* inside the header */
+	ck_assert(!sandtrace_arena_valid(&g_a));
+}
+END_TEST
+
+#define ALLOC_THREADS 4
+#define ALLOC_EACH 5000
+static uint64_t g_offs[ALLOC_THREADS * ALLOC_EACH];
+
+static void *alloc_thread(void *arg)
+{
+	uintptr_t t = (uintptr_t)arg;
+
+	for (int i = 0; i < ALLOC_EACH; i++)
+		g_offs[t * ALLOC_EACH + (uintptr_t)i] = sandtrace_arena_alloc(&g_a, 16 + (i % 3) * 16);
+	return NULL;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* Concurrent allocations never overlap. */
+START_TEST(alloc_concurrent_disjoint)
+{
+	pthread_t th[ALLOC_THREADS];
+
+	make_arena(4 * MIB);
+	for (uintptr_t t = 0; t < ALLOC_THREADS; t++)
+		ck_assert_int_eq(pthread_create(&th[t], NULL, alloc_thread, (void *)t), 0);
+	for (int t = 0; t < ALLOC_THREADS; t++)
+		pthread_join(th[t], NULL);
+	qsort(g_offs, ALLOC_THREADS * ALLOC_EACH, sizeof(g_offs[0]), cmp_u64);
+	ck_assert_uint_ne(g_offs[0], 0);
+	for (int i = 1; i < ALLOC_THREADS * ALLOC_EACH; i++)
+		ck_assert_uint_ge(g_offs[i] - g_offs[i - 1], 16);
+}
+END_TEST
+
+START_TEST(detach_and_unlink)
+{
+	make_arena(MIB);
+	sandtrace_arena_detach(&g_a);
+	ck_assert_ptr_null(g_a.base);
+	sandtrace_arena_detach(&g_a); /* twice is safe */
+	ck_assert(!sandtrace_arena_valid(&g_a));
+	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, 16), 0);
+	ck_assert_int_eq(sandtrace_arena_unlink(g_name), 0);
+	ck_assert_int_eq(sandtrace_arena_attach(&g_a, g_name), -ENOENT);
+	ck_assert_int_eq(sandtrace_arena_unlink(g_name), -ENOENT);
+	g_name[0] = '\0';
+}
+END_TEST
+
+Suite *suite_arena(void)
+{
+	Suite *s = suite_create("arena");
+	TCase *tc = tcase_create("arena");
+
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, create_header_and_name);
+	tcase_add_test(tc, create_rejects_tiny);
+	tcase_add_test(tc, attach_in_forked_child);
+	tcase_add_test(tc, attach_missing);
+	tcase_add_loop_test(tc, attach_bad_header, 0, 4);
+	tcase_add_test(tc, attach_truncated_object);
+	tcase_add_test(tc, alloc_aligned_zeroed);
+	tcase_add_test(tc, alloc_until_full);
+	tcase_add_test(tc, alloc_huge_on_fresh_arena);
+	tcase_add_test(tc, alloc_corrupted_bump);
+	tcase_add_test(tc, alloc_concurrent_disjoint);
+	tcase_add_test(tc, detach_and_unlink);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,471 @@
+/* tests/unit/test_ctrie.c - Check suite for shm/ctrie.c: insert/lookup, odd keys, collisions, full and corrupted arenas. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../shm/ctrie_internal.h"
+#include "sandtrace/arena.h"
+#include "sandtrace/common.h"
+#include "sandtrace/ctrie.h"
+
+#define MIB (UINT64_C(1) << 20)
+
+static struct sandtrace_arena g_a;
+static char g_name[SANDTRACE_ARENA_NAME_MAX];
+
+static void make_trie(uint64_t size)
+{
+	ck_assert_int_eq(sandtrace_arena_create(&g_a, size, 0, g_name), 0);
+	ck_assert_int_eq(sandtrace_ctrie_init(&g_a), 0);
+}
+
+static void teardown(void)
+{
+	sandtrace_arena_detach(&g_a);
+	if (g_name[0] != '\0')
+		sandtrace_arena_unlink(g_name);
+	g_name[0] = '\0';
+}
+
+static uint64_t ctr(enum sandtrace_arena_counter c)
+{
+	return atomic_load(&sandtrace_arena_hdr(&g_a)->counters[c]);
+}
+
+/* A path-like key for index i. */
+static size_t key_of(unsigned i, char *buf, size_t cap)
+{
+	return (size_t)snprintf(buf, cap, "/usr/lib/gcc/x86_64-linux-gnu/12/include/d%u/f%u.h", i % 97,
+				i);
+}
+
+START_TEST(no_root)
+{
+	uint32_t v;
+
+	ck_assert_int_eq(sandtrace_arena_create(&g_a, MIB, 0, g_name), 0);
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, "/x", 2, &v), -EINVAL);
+	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, "/x", 2, 1, NULL), -EINVAL);
+	struct sandtrace_arena none = {NULL, 0};
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&none, 0, "/x", 2, &v), -EINVAL);
+
+	uint64_t gen = atomic_load(&sandtrace_arena_hdr(&g_a)->generation);
+	ck_assert_int_eq(sandtrace_ctrie_init(&g_a), 0);
+	ck_assert_uint_eq(atomic_load(&sandtrace_arena_hdr(&g_a)->generation), gen + 1);
+	ck_assert_uint_ne(atomic_load(&sandtrace_arena_hdr(&g_a)->root), 0);
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, "/x", 2, &v), 0);
+	ck_assert(sandtrace_arena_valid(&g_a));
+}
+END_TEST
+
+START_TEST(hash_is_pure)
+{
+	const char *k = "/usr/include/stdio.h";
+	uint64_t h = sandtrace_ctrie_hash(0, k, strlen(k));
+	char copy[64];
+
+	strcpy(copy, k);
+	ck_assert_uint_eq(sandtrace_ctrie_hash(0, copy, strlen(copy)), h);
+	ck_assert_uint_ne(sandtrace_ctrie_hash(1, k, strlen(k)), h);
+	ck_assert_uint_ne(sandtrace_ctrie_hash(0, k, strlen(k) - 1), h);
+	/* every length class of the tail code; also: the hash reads only len bytes (ASan) */
+	char big[64];
+	memset(big, 'a', sizeof(big));
+	for (size_t n = 0; n < sizeof(big); n++)
+		ck_assert_uint_ne(sandtrace_ctrie_hash(0, big, n), sandtrace_ctrie_hash(0, big, n + 1));
+}
+END_TEST
+
+START_TEST(insert_lookup_100k)
+{
+	enum { N = 100000 };
+	char k[128];
+	uint32_t v;
+
+	make_trie(64 * MIB);
+	for (unsigned i = 0; i < N; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, i % 6, k, n, i, NULL), 1);
+	}
+	for (unsigned i = 0; i < N; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		v = ~0u;
+		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, i % 6, k, n, &v), 1);
+		ck_assert_uint_eq(v, i);
+		/* the same path under another class is absent */
+		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, (i + 1) % 6, k, n, &v), 0);
+	}
+	for (unsigned i = N; i < N + 1000; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, i % 6, k, n, &v), 0);
+	}
+	struct sandtrace_ctrie_stats st;
+	ck_assert_int_eq(sandtrace_ctrie_stats(&g_a, &st), 0);
+	ck_assert_uint_eq(st.snodes, N);
+	ck_assert_uint_eq(st.inodes, st.cnodes);
+	ck_assert_uint_ge(st.max_depth, 3);
+	ck_assert_uint_le(st.max_depth, 6); /* 64-way levels: ~log64(100k) + a few */
+	ck_assert_uint_eq(st.lnodes, 0);
+	ck_assert_uint_eq(ctr(SANDTRACE_CTR_INSERTS), N);
+	ck_assert_uint_eq(ctr(SANDTRACE_CTR_FULL), 0);
+}
+END_TEST
+
+START_TEST(duplicates_keep_first_value)
+{
+	uint32_t prev = 0, v;
+
+	make_trie(MIB);
+	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 2, "/etc/passwd", 11, 7, &prev), 1);
+	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 2, "/etc/passwd", 11, 9, &prev), 0);
+	ck_assert_uint_eq(prev, 7);
+	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 2, "/etc/passwd", 11, 9, NULL), 0);
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 2, "/etc/passwd", 11, &v), 1);
+	ck_assert_uint_eq(v, 7);
+	/* a duplicate allocates nothing */
+	uint64_t bump = atomic_load(&sandtrace_arena_hdr(&g_a)->bump);
+	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 2, "/etc/passwd", 11, 1, NULL), 0);
+	ck_assert_uint_eq(atomic_load(&sandtrace_arena_hdr(&g_a)->bump), bump);
+	/* prefix / extension of the key are other keys */
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 2, "/etc/passw", 10, &v), 0);
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 2, "/etc/passwd\0", 12, &v), 0);
+}
+END_TEST
+
+START_TEST(keys_differing_only_in_cls)
+{
+	uint32_t v;
+	const char *p = "/tmp/cc123.o";
+	unsigned classes[] = {SANDTRACE_KIND_READ,
+			      SANDTRACE_KIND_WRITE,
+			      SANDTRACE_KIND_MISSING,
+			      SANDTRACE_KIND_READ | SANDTRACE_KEY_NOFOLLOW,
+			      SANDTRACE_KEY_VERDICT | SANDTRACE_CLASS_READ,
+			      SANDTRACE_KEY_VERDICT | SANDTRACE_CLASS_WRITE,
+			      SANDTRACE_KEY_VERDICT | SANDTRACE_CLASS_EXEC};
+	size_t n = sizeof(classes) / sizeof(classes[0]);
+
+	make_trie(MIB);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, classes[i], p, strlen(p), 100 + (uint32_t)i, NULL), 1);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, classes[i], p, strlen(p), &v), 1);
+		ck_assert_uint_eq(v, 100 + i);
+	}
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, SANDTRACE_KIND_EXEC, p, strlen(p), &v), 0);
+}
+END_TEST
+
+START_TEST(odd_key_bytes)
+{
+	static char big[10000];
+	const struct {
+		const char *k;
+		size_t n;
+	} keys[] = {
+		{"", 0},
+		{"/a\0b", 4},
+		{"/a\0c", 4},
+		{"/a", 2},
+		{"/with\nnewline", 13},
+		{"/with\ttab", 9},
+		{"/bad\xff\xfe utf8", 12},
+		{"/\xc3\x28", 3},
+		{"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 17},
+		{"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 16},
+		{big, sizeof(big)},
+		{big, sizeof(big) - 1},
+	};
+	size_t nk = sizeof(keys) / sizeof(keys[0]);
+	uint32_t v;
+
+	memset(big, 'x', sizeof(big));
+	big[0] = '/';
+	big[5000] = '\0';
+	make_trie(MIB);
+	for (size_t i = 0; i < nk; i++)
+		ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 1, keys[i].k, keys[i].n, (uint32_t)i, NULL), 1);
+	for (size_t i = 0; i < nk; i++) {
+		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 1, keys[i].k, keys[i].n, &v), 1);
+		ck_assert_uint_eq(v, i);
+		ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 1, keys[i].k, keys[i].n, 999, &v), 0);
+		ck_assert_uint_eq(v, i);
+	}
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 1, "/a\0d", 4, &v), 0);
+	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 1, NULL, 5, 0, NULL), -EINVAL);
+}
+END_TEST
+
+/* Full 64-bit hash collisions end in an LNode; every colliding key stays distinct. */
+START_TEST(full_hash_collisions)
+{
+	const uint64_t h = UINT64_C(0x0123456789abcdef);
+	char k[32];
+	uint32_t v;
+
+	make_trie(MIB);
+	for (unsigned i = 0; i < 50; i++) {
+		size_t n = (size_t)snprintf(k, sizeof(k), "/collide/%u", i);
+		ck_assert_int_eq(st__ctrie_insert_hashed(&g_a, h, 0, k, n, i, NULL), 1);
+	}
+	for (unsigned i = 0; i < 50; i++) {
+		size_t n = (size_t)snprintf(k, sizeof(k), "/collide/%u", i);
+		ck_assert_int_eq(st__ctrie_lookup_hashed(&g_a, h, 0, k, n, &v), 1);
+		ck_assert_uint_eq(v, i);
+		ck_assert_int_eq(st__ctrie_insert_hashed(&g_a, h, 0, k, n, 5, &v), 0);
+		ck_assert_uint_eq(v, i);
+		/* same bytes, same hash, other class: still a different key */
+		ck_assert_int_eq(st__ctrie_lookup_hashed(&g_a, h, 3, k, n, &v), 0);
+	}
+	ck_assert_int_eq(st__ctrie_lookup_hashed(&g_a, h, 0, "/collide/50", 11, &v), 0);
+	/* same length, same hash, different bytes */
+	ck_assert_int_eq(st__ctrie_lookup_hashed(&g_a, h, 0, "/collide/x", 10, &v), 0);
+
+	/* a key sharing all but the top 4 bits lands next to the LNode, not in it */
+	uint64_t h2 = h ^ (UINT64_C(1) << 63);
+	ck_assert_int_eq(st__ctrie_insert_hashed(&g_a, h2, 0, "/near", 5, 77, NULL), 1);
+	ck_assert_int_eq(st__ctrie_lookup_hashed(&g_a, h2, 0, "/near", 5, &v), 1);
+	ck_assert_uint_eq(v, 77);
+	ck_assert_int_eq(st__ctrie_lookup_hashed(&g_a, h, 0, "/collide/7", 10, &v), 1);
+	ck_assert_uint_eq(v, 7);
+
+	struct sandtrace_ctrie_stats st;
+	ck_assert_int_eq(sandtrace_ctrie_stats(&g_a, &st), 0);
+	ck_assert_uint_eq(st.snodes, 51);
+	ck_assert_uint_eq(st.lnodes, 1);
+	ck_assert_uint_eq(st.max_depth, 12); /* 11 CNode levels + the LNode's INode */
+	ck_assert_uint_eq(ctr(SANDTRACE_CTR_LNODES), 49); /* one dual + 48 appends */
+}
+END_TEST
+
+/* Hashes equal in their low bits build deep chains; neighbours at each level stay reachable. */
+START_TEST(partial_hash_collisions)
+{
+	char k[32];
+	uint32_t v;
+
+	make_trie(MIB);
+	for (unsigned lvl = 0; lvl < 11; lvl++) {
+		for (unsigned j = 0; j < 3; j++) {
+			/* equal on the low 6*lvl bits, different above */
+			uint64_t h = UINT64_C(0x5555555555555555) ^ ((uint64_t)(j + 1) << (6 * lvl));
+			size_t n = (size_t)snprintf(k, sizeof(k), "/p/%u/%u", lvl, j);
+			ck_assert_int_eq(st__ctrie_insert_hashed(&g_a, h, 0, k, n, lvl * 10 + j, NULL), 1);
+		}
+	}
+	for (unsigned lvl = 0; lvl < 11; lvl++) {
+		for (unsigned j = 0; j < 3; j++) {
+			uint64_t h = UINT64_C(0x5555555555555555) ^ ((uint64_t)(j + 1) << (6 * lvl));
+			size_t n = (size_t)snprintf(k, sizeof(k), "/p/%u/%u", lvl, j);
+			ck_assert_int_eq(st__ctrie_lookup_hashed(&g_a, h, 0, k, n, &v), 1);
+			ck_assert_uint_eq(v, lvl * 10 + j);
+		}
+	}
+	struct sandtrace_ctrie_stats st;
+	ck_assert_int_eq(sandtrace_ctrie_stats(&g_a, &st), 0);
+	ck_assert_uint_eq(st.snodes, 33);
+	ck_assert_uint_eq(st.lnodes, 0);
+}
+END_TEST
+
+/* A full arena refuses new keys with -ENOSPC and still answers for every key it took. */
+START_TEST(full_arena)
+{
+	enum { MAXK = 10000 };
+	static int got[MAXK];
+	char k[128];
+	uint32_t v;
+	unsigned i, nfull = 0;
+
+	make_trie(64 << 10);
+	for (i = 0; i < MAXK; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		got[i] = sandtrace_ctrie_insert(&g_a, 0, k, n, i, NULL);
+		ck_assert(got[i] == 1 || got[i] == -ENOSPC);
+		if (got[i] == -ENOSPC)
+			nfull++;
+	}
+	ck_assert_uint_gt(nfull, MAXK / 2);
+	ck_assert_uint_gt(MAXK - nfull, 100);
+	ck_assert_uint_gt(ctr(SANDTRACE_CTR_FULL), 0);
+	ck_assert(sandtrace_arena_valid(&g_a));
+	for (i = 0; i < MAXK; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		int r = sandtrace_ctrie_lookup(&g_a, 0, k, n, &v);
+		if (got[i] == 1) {
+			ck_assert_int_eq(r, 1);
+			ck_assert_uint_eq(v, i);
+			/* a duplicate needs no memory: still answered on a full arena */
+			ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, k, n, 0, &v), 0);
+			ck_assert_uint_eq(v, i);
+		} else {
+			ck_assert_int_eq(r, 0); /* nothing half-inserted */
+		}
+	}
+	struct sandtrace_ctrie_stats st;
+	ck_assert_int_eq(sandtrace_ctrie_stats(&g_a, &st), 0);
+	ck_assert_uint_eq(st.snodes, MAXK - nfull);
+
+	/* no root fits in a full arena */
+	ck_assert_int_eq(sandtrace_ctrie_init(&g_a), -ENOSPC);
+}
+END_TEST
+
+/* Inserts from a forked child (another mapping address) are seen by the parent. */
+START_TEST(cross_process)
+{
+	char k[128];
+	uint32_t v;
+
+	make_trie(4 * MIB);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct sandtrace_arena c;
+		int ok = sandtrace_arena_attach(&c, g_name) == 0;
+		for (unsigned i = 0; ok && i < 2000; i++) {
+			size_t n = key_of(i, k, sizeof(k));
+			ok = sandtrace_ctrie_insert(&c, 0, k, n, i * 3, NULL) == 1;
+		}
+		_exit(ok ? 0 : 1);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	for (unsigned i = 0; i < 2000; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
+		ck_assert_uint_eq(v, i * 3);
+	}
+}
+END_TEST
+
+/* A new generation starts empty; the old root is still readable by whoever holds it. */
+START_TEST(new_generation)
+{
+	uint32_t v;
+
+	make_trie(MIB);
+	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, "/a", 2, 1, NULL), 1);
+	ck_assert_int_eq(sandtrace_ctrie_init(&g_a), 0);
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, "/a", 2, &v), 0);
+	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, "/a", 2, 2, NULL), 1);
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, "/a", 2, &v), 1);
+	ck_assert_uint_eq(v, 2);
+	ck_assert_uint_eq(atomic_load(&sandtrace_arena_hdr(&g_a)->generation), 2);
+}
+END_TEST
+
+/* Targeted corruption: bad root, bad tags, offsets past the end -> -EINVAL, no crash. */
+START_TEST(corrupted_links)
+{
+	struct sandtrace_arena_header *h;
+	uint32_t v;
+	char k[128];
+
+	make_trie(MIB);
+	h = sandtrace_arena_hdr(&g_a);
+	for (unsigned i = 0; i < 300; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, k, n, i, NULL), 1);
+	}
+	uint64_t root = atomic_load(&h->root);
+	struct st__inode *in = (struct st__inode *)(g_a.base + root);
+	uint32_t main = atomic_load(&in->main);
+
+	atomic_store(&h->root, MIB + 16);
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, "/x", 2, &v), -EINVAL);
+	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, "/x", 2, 0, NULL), -EINVAL);
+	atomic_store(&h->root, root + 4); /* misaligned */
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, "/x", 2, &v), -EINVAL);
+	atomic_store(&h->root, 0);
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, "/x", 2, &v), -EINVAL);
+	atomic_store(&h->root, root);
+
+	atomic_store(&in->main, (main & ~15u) | ST__TAG_SNODE); /* wrong tag */
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, "/x", 2, &v), -EINVAL);
+	atomic_store(&in->main, 0xfffffff0u | ST__TAG_CNODE); /* past the end */
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, "/x", 2, &v), -EINVAL);
+	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, "/x", 2, 0, NULL), -EINVAL);
+	struct sandtrace_ctrie_stats st;
+	ck_assert_int_eq(sandtrace_ctrie_stats(&g_a, &st), -EINVAL);
+	atomic_store(&in->main, main);
+
+	/* every branch of the root CNode pointed past the end */
+	struct st__cnode *cn = (struct st__cnode *)(g_a.base + (main & ~15u));
+	unsigned nb = (unsigned)__builtin_popcountll(cn->bitmap);
+	for (unsigned i = 0; i < nb; i++)
+		cn->br[i] = (0xfffffff0u) | (cn->br[i] & 15u);
+	for (unsigned i = 0; i < 300; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), -EINVAL);
+	}
+	/* a bitmap claiming 64 branches of a CNode at the very end of the map */
+	cn->bitmap = ~UINT64_C(0);
+	atomic_store(&in->main, (uint32_t)(MIB - 16) | ST__TAG_CNODE);
+	memset(g_a.base + MIB - 16, 0xff, 16);
+	for (unsigned i = 0; i < 300; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), -EINVAL);
+	}
+}
+END_TEST
+
+/* Random scribbles over the nodes: lookups, inserts and stats answer, never crash. */
+START_TEST(corrupted_random)
+{
+	char k[128];
+	uint32_t v;
+
+	make_trie(MIB);
+	for (unsigned i = 0; i < 3000; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, k, n, i, NULL), 1);
+	}
+	uint64_t bump = atomic_load(&sandtrace_arena_hdr(&g_a)->bump);
+	srand(1234 + (unsigned)_i);
+	for (unsigned j = 0; j < 2000; j++) {
+		uint64_t off = 128 + (uint64_t)rand() % (bump - 128 - 4);
+		uint32_t w = (uint32_t)rand() * 2654435761u;
+		memcpy(g_a.base + off, &w, 4);
+	}
+	for (unsigned i = 0; i < 4000; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		int r = sandtrace_ctrie_lookup(&g_a, 0, k, n, &v);
+		ck_assert(r == 1 || r == 0 || r == -EINVAL);
+		r = sandtrace_ctrie_insert(&g_a, 0, k, n, i, NULL);
+		ck_assert(r == 1 || r == 0 || r == -EINVAL || r == -ENOSPC);
+	}
+	struct sandtrace_ctrie_stats st;
+	int r = sandtrace_ctrie_stats(&g_a, &st);
+	ck_assert(r == 0 || r == -EINVAL);
+}
+END_TEST
+
+Suite *suite_ctrie(void)
+{
+	Suite *s = suite_create("ctrie");
+	TCase *tc = tcase_create("ctrie");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, no_root);
+	tcase_add_test(tc, hash_is_pure);
+	tcase_add_test(tc, insert_lookup_100k);
+	tcase_add_test(tc, duplicates_keep_first_value);
+	tcase_add_test(tc, keys_differing_only_in_cls);
+	tcase_add_test(tc, odd_key_bytes);
+	tcase_add_test(tc, full_hash_collisions);
+	tcase_add_test(tc, partial_hash_collisions);
+	tcase_add_test(tc, full_arena);
+	tcase_add_test(tc, cross_process);
+	tcase_add_test(tc, new_generation);
+	tcase_add_test(tc, corrupted_links);
+	tcase_add_loop_test(tc, corrupted_random, 0, 8);
+	suite_add_tcase(s, tc);
+	return s;
+}

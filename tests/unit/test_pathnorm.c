@@ -1,0 +1,179 @@
+/* tests/unit/test_pathnorm.c - the shim's path arithmetic: join, clean, fold, and resolution against a real tree. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+static char *clean(const char *in)
+{
+	static char buf[ST_PATH_BUF];
+	strcpy(buf, in);
+	ssize_t n = st__path_clean(buf, strlen(buf));
+	return n < 0 ? NULL : buf;
+}
+
+static char *fold(const char *in)
+{
+	static char buf[ST_PATH_BUF];
+	strcpy(buf, in);
+	ssize_t n = st__path_fold(buf, strlen(buf));
+	return n < 0 ? NULL : buf;
+}
+
+START_TEST(test_join)
+{
+	char out[64];
+	ck_assert_int_eq(st__path_join("/a/b", 4, "c", out, sizeof(out)), 6);
+	ck_assert_str_eq(out, "/a/b/c");
+	ck_assert_int_eq(st__path_join("/", 1, "c", out, sizeof(out)), 2);
+	ck_assert_str_eq(out, "/c");
+	ck_assert_int_eq(st__path_join("/a", 2, "/abs", out, sizeof(out)), 4);
+	ck_assert_str_eq(out, "/abs");
+	/* too long for the buffer: refused, not cut */
+	ck_assert_int_eq(st__path_join("/aaaaaaaa", 9, "bbbbbbbbbb", out, 12), -1);
+}
+END_TEST
+
+START_TEST(test_clean)
+{
+	ck_assert_str_eq(clean("/a//b/./c/"), "/a/b/c");
+	ck_assert_str_eq(clean("/"), "/");
+	ck_assert_str_eq(clean("//"), "/");
+	ck_assert_str_eq(clean("/."), "/");
+	ck_assert_str_eq(clean("/a/."), "/a");
+	ck_assert_str_eq(clean("/a/../b"), "/a/../b"); /* .. is kept: a may be a symlink */
+	ck_assert_str_eq(clean("/a/.hidden/..x"), "/a/.hidden/..x");
+	ck_assert_ptr_null(clean("relative"));
+}
+END_TEST
+
+START_TEST(test_fold)
+{
+	ck_assert_str_eq(fold("/a/b/../c"), "/a/c");
+	ck_assert_str_eq(fold("/../.."), "/");
+	ck_assert_str_eq(fold("/a/../../b/./c//d/.."), "/b/c");
+	ck_assert_str_eq(fold("/a/..."), "/a/...");
+	ck_assert_str_eq(fold("/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/stdio.h"),
+			 "/usr/include/stdio.h");
+}
+END_TEST
+
+static char tree[PATH_MAX];
+
+static void make_tree(void)
+{
+	strcpy(tree, "/tmp/st-pathnorm-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tree));
+	char p[PATH_MAX * 2], t[PATH_MAX * 2];
+	snprintf(p, sizeof(p), "%s/real/sub", tree);
+	ck_assert_int_eq(system((snprintf(t, sizeof(t), "mkdir -p %s", p), t)), 0);
+	snprintf(p, sizeof(p), "%s/real/sub/file", tree);
+	close(open(p, O_CREAT | O_WRONLY, 0644));
+	snprintf(p, sizeof(p), "%s/link", tree); /* link -> real/sub */
+	ck_assert_int_eq(symlink("real/sub", p), 0);
+	snprintf(p, sizeof(p), "%s/abs", tree); /* abs -> <tree>/real */
+	snprintf(t, sizeof(t), "%s/real", tree);
+	ck_assert_int_eq(symlink(t, p), 0);
+	snprintf(p, sizeof(p), "%s/loop1", tree);
+	ck_assert_int_eq(symlink("loop2", p), 0);
+	snprintf(p, sizeof(p), "%s/loop2", tree);
+	ck_assert_int_eq(symlink("loop1", p), 0);
+	snprintf(p, sizeof(p), "%s/dangling", tree);
+	ck_assert_int_eq(symlink("real/newfile", p), 0);
+}
+
+static void drop_tree(void)
+{
+	char t[PATH_MAX + 16];
+	snprintf(t, sizeof(t), "rm -rf %s", tree);
+	ck_assert_int_eq(system(t), 0);
+}
+
+static ssize_t res(const char *rel, bool follow, char *out, bool *magic)
+{
+	static char in[ST_PATH_BUF], scratch[ST_PATH_BUF];
+	snprintf(in, sizeof(in), "%s/%s", tree, rel);
+	return st__path_resolve(in, strlen(in), follow, out, ST_PATH_BUF, magic, scratch,
+				sizeof(scratch));
+}
+
+START_TEST(test_resolve)
+{
+	char out[ST_PATH_BUF], want[ST_PATH_BUF];
+	bool magic;
+	make_tree();
+	char *rt = realpath(tree, NULL); /* /tmp itself may be a link */
+	ck_assert_int_gt(res("link/file", true, out, &magic), 0);
+	snprintf(want, sizeof(want), "%s/real/sub/file", rt);
+	ck_assert_str_eq(out, want);
+	/* link/.. is physical: the parent of the link's target */
+	ck_assert_int_gt(res("link/../sub/file", true, out, &magic), 0);
+	ck_assert_str_eq(out, want);
+	ck_assert_int_gt(res("abs/sub/file", true, out, &magic), 0);
+	ck_assert_str_eq(out, want);
+	/* nofollow: the link itself */
+	ck_assert_int_gt(res("link", false, out, &magic), 0);
+	snprintf(want, sizeof(want), "%s/link", rt);
+	ck_assert_str_eq(out, want);
+	/* a dangling link resolves to the name it would create */
+	ck_assert_int_gt(res("dangling", true, out, &magic), 0);
+	snprintf(want, sizeof(want), "%s/real/newfile", rt);
+	ck_assert_str_eq(out, want);
+	/* a loop gives up (the real call says ELOOP) and returns the spelling */
+	ck_assert_int_gt(res("loop1", true, out, &magic), 0);
+	snprintf(want, sizeof(want), "%s/loop1", tree);
+	ck_assert_str_eq(out, want);
+	/* missing components are appended lexically */
+	ck_assert_int_gt(res("nope/a/../b", true, out, &magic), 0);
+	snprintf(want, sizeof(want), "%s/nope/b", rt);
+	ck_assert_str_eq(out, want);
+	free(rt);
+	drop_tree();
+}
+END_TEST
+
+START_TEST(test_resolve_proc_fd)
+{
+	char out[ST_PATH_BUF], scratch[ST_PATH_BUF], in[64];
+	bool magic = false;
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	snprintf(in, sizeof(in), "/dev/fd/%d", p[0]);
+	/* a pipe by number is not a file */
+	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch)),
+			 -1);
+	ck_assert(magic);
+	int fd = open("/etc/hostname", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	snprintf(in, sizeof(in), "/proc/self/fd/%d", fd);
+	magic = false;
+	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch)),
+			 0);
+	ck_assert(magic);
+	ck_assert_str_eq(out, "/etc/hostname");
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+Suite *suite_pathnorm(void)
+{
+	Suite *s = suite_create("pathnorm");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_join);
+	tcase_add_test(tc, test_clean);
+	tcase_add_test(tc, test_fold);
+	tcase_add_test(tc, test_resolve);
+	tcase_add_test(tc, test_resolve_proc_fd);
+	suite_add_tcase(s, tc);
+	return s;
+}
