@@ -1,4 +1,5 @@
-/* daemon/cli.c - `sandtrace`: run a command under trace, print the environment of a daemon, read reports. */
+/* daemon/cli.c - `sandtrace`: run a command under trace, print the environment of a daemon, read
+ * reports. */
 #include <bsd/stdlib.h>
 #include <bsd/string.h>
 #include <err.h>
@@ -30,6 +31,12 @@
 #ifndef SANDTRACE_VERSION
 #define SANDTRACE_VERSION "0.0.0"
 #endif
+#ifndef SANDTRACE_LIBDIR_REL
+#define SANDTRACE_LIBDIR_REL "lib/sandtrace"
+#endif
+#ifndef SANDTRACE_LIBDIR_ABS
+#define SANDTRACE_LIBDIR_ABS "/usr/local/lib/sandtrace"
+#endif
 
 /* How long the daemon may take to get ready, and to write its report after SIGTERM. */
 #define READY_TIMEOUT_MS 30000
@@ -37,31 +44,38 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: sandtrace run [OPTIONS] -- CMD [ARG...]\n"
-		"       sandtrace env --socket PATH\n"
-		"       sandtrace report [--list] FILE\n"
-		"       sandtrace --help | --version\n"
-		"\n"
-		"run options:\n"
-		"  --policy FILE        sandbox rules (ACTION CLASS PREFIX per line)\n"
-		"  --fence              deny what the policy does not allow (default rules without --policy)\n"
-		"  --fail-open          a lost daemon allows what would be asked (marked in the report)\n"
-		"  --fail-closed        a lost daemon denies what would be asked (default)\n"
-		"  --report FILE        write the JSON Lines report to FILE (default: a temporary file)\n"
-		"  --summary[=FILE]     print the summary to stderr (or FILE) even when it is not a tty\n"
-		"  --strict             exit %d when CMD succeeded but the trace found violations,\n"
-		"                       untraced programs or is incomplete\n"
-		"  --record=first|all   record the first access of each (kind, path) (default) or every\n"
-		"                       distinct one per process\n"
-		"  --no-cache           no shared-memory cache: every access asks the daemon\n"
-		"  --pidfile FILE       write the daemon's pid to FILE\n"
-		"  --log FILE           keep the daemon's log in FILE (default: removed at the end)\n"
-		"  --arena-size BYTES   size of the shared-memory arena (K, M, G suffixes)\n"
-		"\n"
-		"Exit status: CMD's status (128+N when killed by signal N), 127 when CMD is not found,\n"
-		"%d for sandtrace's own errors.\n",
-		SANDTRACE_EXIT_STRICT, SANDTRACE_EXIT_ERROR);
+	fprintf(
+	    f,
+	    "usage: sandtrace run [OPTIONS] -- CMD [ARG...]\n"
+	    "       sandtrace env --socket PATH\n"
+	    "       sandtrace report [--list] FILE\n"
+	    "       sandtrace --help | --version\n"
+	    "\n"
+	    "run options:\n"
+	    "  --policy FILE        sandbox rules (ACTION CLASS PREFIX per line)\n"
+	    "  --fence              deny what the policy does not allow (default rules without "
+	    "--policy)\n"
+	    "  --fail-open          a lost daemon allows what would be asked (marked in the "
+	    "report)\n"
+	    "  --fail-closed        a lost daemon denies what would be asked (default)\n"
+	    "  --report FILE        write the JSON Lines report to FILE (default: a temporary "
+	    "file)\n"
+	    "  --summary[=FILE]     print the summary to stderr (or FILE) even when it is not a "
+	    "tty\n"
+	    "  --strict             exit %d when CMD succeeded but the trace found violations,\n"
+	    "                       untraced programs or is incomplete\n"
+	    "  --record=first|all   record the first access of each (kind, path) (default) or "
+	    "every\n"
+	    "                       distinct one per process\n"
+	    "  --no-cache           no shared-memory cache: every access asks the daemon\n"
+	    "  --pidfile FILE       write the daemon's pid to FILE\n"
+	    "  --log FILE           keep the daemon's log in FILE (default: removed at the end)\n"
+	    "  --arena-size BYTES   size of the shared-memory arena (K, M, G suffixes)\n"
+	    "\n"
+	    "Exit status: CMD's status (128+N when killed by signal N), 127 when CMD is not "
+	    "found,\n"
+	    "%d for sandtrace's own errors.\n",
+	    SANDTRACE_EXIT_STRICT, SANDTRACE_EXIT_ERROR);
 }
 
 /* ---- locating the parts ---- */
@@ -99,11 +113,14 @@ static char *find_shim(void)
 		warn("/proc/self/exe");
 		return NULL;
 	}
-	static const char *const rel[] = {"/../shim/libsandtrace.so",
-					  "/../lib/sandtrace/libsandtrace.so"};
-	for (size_t i = 0; i < 2; i++) {
+	/* Build tree, then installed next to the CLI's bindir, then the configured libdir. */
+	static const char *const rel[] = {
+	    "/../shim/libsandtrace.so", "/../" SANDTRACE_LIBDIR_REL "/libsandtrace.so",
+	    "/../lib/sandtrace/libsandtrace.so", SANDTRACE_LIBDIR_ABS "/libsandtrace.so"};
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
 		char *cand, *p;
-		if (asprintf(&cand, "%s%s", dir, rel[i]) < 0)
+		if (rel[i][0] == '/' && rel[i][1] != '.' ? asprintf(&cand, "%s", rel[i]) < 0
+							 : asprintf(&cand, "%s%s", dir, rel[i]) < 0)
 			break;
 		p = realpath(cand, NULL);
 		free(cand);
@@ -202,7 +219,8 @@ static void describe_status(int st, char *buf, size_t len)
 	if (WIFEXITED(st))
 		snprintf(buf, len, "exit status %d", WEXITSTATUS(st));
 	else if (WIFSIGNALED(st))
-		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
 	else
 		snprintf(buf, len, "wait status %#x", st);
 }
@@ -275,10 +293,12 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 		{
 			const char *type = json_string_value(json_object_get(v, "type"));
 			bool proc = type && strcmp(type, "process") == 0;
-			const char *why = json_string_value(json_object_get(v, proc ? "why" : "untraced"));
+			const char *why =
+			    json_string_value(json_object_get(v, proc ? "why" : "untraced"));
 			fprintf(f, "  untraced: %s (%s, pid %lld)\n",
 				json_string_value(json_object_get(v, proc ? "exe" : "path")),
-				why ? why : "?", (long long)json_integer_value(json_object_get(v, "pid")));
+				why ? why : "?",
+				(long long)json_integer_value(json_object_get(v, "pid")));
 		}
 	}
 	if (!have) {
@@ -321,42 +341,73 @@ static void cleanup_dir(const char *dir, const char *report_tmp, const char *log
 
 static int cmd_run(int argc, char **argv)
 {
-	enum { O_POLICY = 256, O_REPORT, O_FENCE, O_FAIL_OPEN, O_FAIL_CLOSED, O_STRICT, O_SUMMARY,
-	       O_PIDFILE, O_NO_CACHE, O_RECORD, O_LOG, O_ARENA_SIZE, O_HELP };
+	enum {
+		O_POLICY = 256,
+		O_REPORT,
+		O_FENCE,
+		O_FAIL_OPEN,
+		O_FAIL_CLOSED,
+		O_STRICT,
+		O_SUMMARY,
+		O_PIDFILE,
+		O_NO_CACHE,
+		O_RECORD,
+		O_LOG,
+		O_ARENA_SIZE,
+		O_HELP
+	};
 	static const struct option opts[] = {
-		{"policy", required_argument, NULL, O_POLICY},
-		{"report", required_argument, NULL, O_REPORT},
-		{"fence", no_argument, NULL, O_FENCE},
-		{"fail-open", no_argument, NULL, O_FAIL_OPEN},
-		{"fail-closed", no_argument, NULL, O_FAIL_CLOSED},
-		{"strict", no_argument, NULL, O_STRICT},
-		{"summary", optional_argument, NULL, O_SUMMARY},
-		{"pidfile", required_argument, NULL, O_PIDFILE},
-		{"no-cache", no_argument, NULL, O_NO_CACHE},
-		{"record", required_argument, NULL, O_RECORD},
-		{"log", required_argument, NULL, O_LOG},
-		{"arena-size", required_argument, NULL, O_ARENA_SIZE},
-		{"help", no_argument, NULL, O_HELP},
-		{NULL, 0, NULL, 0},
+	    {"policy", required_argument, NULL, O_POLICY},
+	    {"report", required_argument, NULL, O_REPORT},
+	    {"fence", no_argument, NULL, O_FENCE},
+	    {"fail-open", no_argument, NULL, O_FAIL_OPEN},
+	    {"fail-closed", no_argument, NULL, O_FAIL_CLOSED},
+	    {"strict", no_argument, NULL, O_STRICT},
+	    {"summary", optional_argument, NULL, O_SUMMARY},
+	    {"pidfile", required_argument, NULL, O_PIDFILE},
+	    {"no-cache", no_argument, NULL, O_NO_CACHE},
+	    {"record", required_argument, NULL, O_RECORD},
+	    {"log", required_argument, NULL, O_LOG},
+	    {"arena-size", required_argument, NULL, O_ARENA_SIZE},
+	    {"help", no_argument, NULL, O_HELP},
+	    {NULL, 0, NULL, 0},
 	};
 	struct run_opts o = {0};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (c) {
-		case O_POLICY: o.policy = optarg; break;
-		case O_REPORT: o.report = optarg; break;
-		case O_FENCE: o.fence = true; break;
-		case O_FAIL_OPEN: o.fail_open = true; break;
-		case O_FAIL_CLOSED: o.fail_open = false; break;
-		case O_STRICT: o.strict = true; break;
+		case O_POLICY:
+			o.policy = optarg;
+			break;
+		case O_REPORT:
+			o.report = optarg;
+			break;
+		case O_FENCE:
+			o.fence = true;
+			break;
+		case O_FAIL_OPEN:
+			o.fail_open = true;
+			break;
+		case O_FAIL_CLOSED:
+			o.fail_open = false;
+			break;
+		case O_STRICT:
+			o.strict = true;
+			break;
 		case O_SUMMARY:
 			o.summary = true;
 			o.summary_file = optarg;
 			break;
-		case O_PIDFILE: o.pidfile = optarg; break;
-		case O_NO_CACHE: o.no_cache = true; break;
-		case O_LOG: o.log = optarg; break;
+		case O_PIDFILE:
+			o.pidfile = optarg;
+			break;
+		case O_NO_CACHE:
+			o.no_cache = true;
+			break;
+		case O_LOG:
+			o.log = optarg;
+			break;
 		case O_ARENA_SIZE: {
 			uint64_t sz;
 			if (st__parse_size(optarg, &sz) < 0) {
@@ -482,6 +533,8 @@ static int cmd_run(int argc, char **argv)
 		dv[n++] = ppbuf;
 		dv[n++] = "--ready-fd";
 		dv[n++] = fdbuf;
+		dv[n++] = "--private-dir";
+		dv[n++] = tdir;
 		if (o.policy) {
 			dv[n++] = "--policy";
 			dv[n++] = o.policy;
@@ -524,7 +577,8 @@ static int cmd_run(int argc, char **argv)
 			FILE *lf = fopen(log_tmp, "re");
 			char line[1024];
 			while (lf && fgets(line, sizeof(line), lf))
-				if (strstr(line, "fatal:") == NULL) /* fatal lines were on stderr already */
+				if (strstr(line, "fatal:") ==
+				    NULL) /* fatal lines were on stderr already */
 					fputs(line, stderr);
 			if (lf)
 				fclose(lf);
@@ -688,9 +742,9 @@ static int cmd_run(int argc, char **argv)
 static int cmd_env(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"socket", required_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"socket", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *sockpath = NULL;
 	int c;
@@ -760,9 +814,9 @@ static int cmd_env(int argc, char **argv)
 	char flags[16];
 	snprintf(flags, sizeof(flags), "%u", info.run_flags);
 	const char *vars[][2] = {
-		{"LD_PRELOAD", preload},	 {SANDTRACE_ENV_SOCKET, sockpath},
-		{SANDTRACE_ENV_ARENA, name},	 {SANDTRACE_ENV_LIB, shim},
-		{SANDTRACE_ENV_FLAGS, flags},	 {SANDTRACE_ENV_AUDIT, audit},
+	    {"LD_PRELOAD", preload},	  {SANDTRACE_ENV_SOCKET, sockpath},
+	    {SANDTRACE_ENV_ARENA, name},  {SANDTRACE_ENV_LIB, shim},
+	    {SANDTRACE_ENV_FLAGS, flags}, {SANDTRACE_ENV_AUDIT, audit},
 	};
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		if (vars[i][1] == NULL)
@@ -801,9 +855,9 @@ static int list_one(json_t *obj, unsigned long lineno, void *ctx)
 static int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"list", no_argument, NULL, 'l'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"list", no_argument, NULL, 'l'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	bool list = false;
 	int c;

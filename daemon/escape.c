@@ -1,4 +1,5 @@
-/* daemon/escape.c - byte-string escaping for the report: printable ASCII and valid UTF-8 kept, \xNN otherwise. */
+/* daemon/escape.c - byte-string escaping for the report: printable ASCII and valid UTF-8 kept, \xNN
+ * otherwise. */
 #include "escape.h"
 
 #include <errno.h>

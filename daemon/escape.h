@@ -1,4 +1,5 @@
-/* daemon/escape.h - the one escaping of byte strings (paths, argv, exe) used by every report format. */
+/* daemon/escape.h - the one escaping of byte strings (paths, argv, exe) used by every report
+ * format. */
 #ifndef ST_ESCAPE_H
 #define ST_ESCAPE_H
 

@@ -1,4 +1,5 @@
-/* daemon/policy.c - policy file parser, embedded defaults and compiler into a struct sandtrace_policy_table. */
+/* daemon/policy.c - policy file parser, embedded defaults and compiler into a struct
+ * sandtrace_policy_table. */
 #include "policy_file.h"
 
 #include <bsd/stdlib.h>
@@ -54,7 +55,7 @@ void st__policy_free(struct st__policy *p)
 	memset(p, 0, sizeof(*p));
 }
 
-char *st__path_fold(const char *path)
+char *st__prefix_fold(const char *path)
 {
 	size_t n = strlen(path);
 	char *out = malloc(n + 2);
@@ -100,16 +101,16 @@ static char *join_fold(const char *base, const char *rest)
 	char *joined;
 	if (asprintf(&joined, "%s/%s", base, rest) < 0)
 		return NULL;
-	char *r = st__path_fold(joined);
+	char *r = st__prefix_fold(joined);
 	free(joined);
 	return r;
 }
 
-int st__canonicalize(const char *path, char **out)
+int st__prefix_canonicalize(const char *path, char **out)
 {
 	if (path[0] != '/')
 		return -EINVAL;
-	char *folded = st__path_fold(path);
+	char *folded = st__prefix_fold(path);
 	if (folded == NULL)
 		return -ENOMEM;
 	if (under(folded, "/proc")) {
@@ -194,10 +195,10 @@ int st__policy_add(struct st__policy *p, unsigned action, unsigned classes, cons
 	if (prefix[0] != '/')
 		return -EINVAL;
 	char *canon, *spelled;
-	int rc = st__canonicalize(prefix, &canon);
+	int rc = st__prefix_canonicalize(prefix, &canon);
 	if (rc < 0)
 		return rc;
-	spelled = st__path_fold(prefix);
+	spelled = st__prefix_fold(prefix);
 	if (spelled == NULL) {
 		free(canon);
 		return -ENOMEM;
@@ -245,29 +246,20 @@ static int parse_action(const char *w, size_t n)
 	return -1;
 }
 
-/* "read", "write", "exec", "any" or a comma-separated list; -1 on an unknown name. */
-static int parse_classes(const char *w, size_t n)
+/* "read", "write", "exec" or "any" (one word: lists are not in the grammar); -1 otherwise. */
+static int parse_class(const char *w, size_t n)
 {
-	int mask = 0;
-	for (size_t i = 0; i <= n;) {
-		size_t s = i;
-		while (i < n && w[i] != ',')
-			i++;
-		size_t k = i - s;
-		const char *c = w + s;
-		if (k == 4 && memcmp(c, "read", 4) == 0)
-			mask |= SANDTRACE_CLASS_READ;
-		else if (k == 5 && memcmp(c, "write", 5) == 0)
-			mask |= SANDTRACE_CLASS_WRITE;
-		else if (k == 4 && memcmp(c, "exec", 4) == 0)
-			mask |= SANDTRACE_CLASS_EXEC;
-		else if (k == 3 && memcmp(c, "any", 3) == 0)
-			mask |= SANDTRACE_CLASS_ANY;
-		else
-			return -1;
-		i++; /* past ',' (or past the end) */
-	}
-	return mask;
+	static const struct {
+		const char *name;
+		int mask;
+	} names[] = {{"read", SANDTRACE_CLASS_READ},
+		     {"write", SANDTRACE_CLASS_WRITE},
+		     {"exec", SANDTRACE_CLASS_EXEC},
+		     {"any", SANDTRACE_CLASS_ANY}};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == n && memcmp(names[i].name, w, n) == 0)
+			return names[i].mask;
+	return -1;
 }
 
 static bool blank(char c)
@@ -306,7 +298,8 @@ static int expand(const char *s, size_t n, char **out, char *msg, size_t msglen)
 				     (k > 0 && c >= '0' && c <= '9');
 			}
 			if (!ok) {
-				snprintf(msg, msglen, "bad variable name \"${%.*s}\"", (int)nl, s + i + 2);
+				snprintf(msg, msglen, "bad variable name \"${%.*s}\"", (int)nl,
+					 s + i + 2);
 				free(buf);
 				return -EINVAL;
 			}
@@ -363,13 +356,14 @@ static int parse_line(struct st__policy *p, const char *name, unsigned lineno, c
 	if (w1n == 7 && memcmp(w1, "default", 7) == 0) {
 		int a = parse_action(l + i, n - i);
 		if (a != SANDTRACE_ALLOW && a != SANDTRACE_DENY) {
-			seterr(err, errlen, name, lineno, "\"default\" takes allow or deny, not \"%.*s\"",
-			       (int)(n - i), l + i);
+			seterr(err, errlen, name, lineno,
+			       "\"default\" takes allow or deny, not \"%.*s\"", (int)(n - i),
+			       l + i);
 			return -EINVAL;
 		}
 		if (p->default_line != 0) {
-			seterr(err, errlen, name, lineno, "second \"default\" line (first on line %u)",
-			       p->default_line);
+			seterr(err, errlen, name, lineno,
+			       "second \"default\" line (first on line %u)", p->default_line);
 			return -EINVAL;
 		}
 		if (p->fenced && a == SANDTRACE_ALLOW) {
@@ -384,7 +378,8 @@ static int parse_line(struct st__policy *p, const char *name, unsigned lineno, c
 	int action = parse_action(w1, w1n);
 	if (action < 0) {
 		seterr(err, errlen, name, lineno,
-		       "unknown action \"%.*s\" (expected allow, deny, ask or default)", (int)w1n, w1);
+		       "unknown action \"%.*s\" (expected allow, deny, ask or default)", (int)w1n,
+		       w1);
 		return -EINVAL;
 	}
 	if (i == n) {
@@ -397,15 +392,15 @@ static int parse_line(struct st__policy *p, const char *name, unsigned lineno, c
 	size_t w2n = (size_t)(l + i - w2);
 	while (i < n && blank(l[i]))
 		i++;
-	int classes = parse_classes(w2, w2n);
+	int classes = parse_class(w2, w2n);
 	if (classes <= 0) {
 		seterr(err, errlen, name, lineno,
-		       "unknown class \"%.*s\" (expected read, write, exec, any or a list like read,exec)",
-		       (int)w2n, w2);
+		       "unknown class \"%.*s\" (expected read, write, exec or any)", (int)w2n, w2);
 		return -EINVAL;
 	}
 	if (i == n) {
-		seterr(err, errlen, name, lineno, "empty prefix (a rule needs ACTION CLASS PREFIX)");
+		seterr(err, errlen, name, lineno,
+		       "empty prefix (a rule needs ACTION CLASS PREFIX)");
 		return -EINVAL;
 	}
 
@@ -419,8 +414,8 @@ static int parse_line(struct st__policy *p, const char *name, unsigned lineno, c
 	rc = -EINVAL;
 	if (prefix[0] == '\0')
 		seterr(err, errlen, name, lineno,
-		       "empty prefix after expanding \"%.*s\" (it would match every path)", (int)(n - i),
-		       l + i);
+		       "empty prefix after expanding \"%.*s\" (it would match every path)",
+		       (int)(n - i), l + i);
 	else if (prefix[0] != '/')
 		seterr(err, errlen, name, lineno, "prefix \"%s\" is not absolute", prefix);
 	else
@@ -508,12 +503,12 @@ static int read_file(const char *file, char **text, size_t *len)
 /* The embedded fenced defaults: the system read-only, the run's own places writable. */
 static int add_fenced_defaults(struct st__policy *p, const char *cwd, const char *tmpdir)
 {
-	static const char *const any[] = {"/tmp",	"/var/tmp",   "/dev/null",   "/dev/zero",
-					  "/dev/full",	"/dev/tty",   "/dev/pts",    "/dev/ptmx",
-					  "/dev/shm",	"/dev/stdin", "/dev/stdout", "/dev/stderr",
-					  "/dev/fd",	"/proc/self", "/proc/thread-self"};
-	static const char *const rx[] = {"/usr", "/bin", "/sbin", "/lib",  "/lib32", "/lib64",
-					 "/libx32", "/etc", "/dev", "/proc", "/sys", "/run"};
+	static const char *const any[] = {
+	    "/tmp",	   "/var/tmp",	  "/dev/null", "/dev/zero",  "/dev/full",
+	    "/dev/tty",	   "/dev/pts",	  "/dev/ptmx", "/dev/shm",   "/dev/stdin",
+	    "/dev/stdout", "/dev/stderr", "/dev/fd",   "/proc/self", "/proc/thread-self"};
+	static const char *const rx[] = {"/usr",    "/bin", "/sbin", "/lib",  "/lib32", "/lib64",
+					 "/libx32", "/etc", "/dev",  "/proc", "/sys",	"/run"};
 	const char *origin = "fenced-default";
 	int rc;
 
@@ -524,11 +519,13 @@ static int add_fenced_defaults(struct st__policy *p, const char *cwd, const char
 	    (rc = st__policy_add(p, SANDTRACE_ALLOW, SANDTRACE_CLASS_ANY, tmpdir, origin)) < 0)
 		return rc;
 	for (size_t i = 0; i < sizeof(any) / sizeof(any[0]); i++)
-		if ((rc = st__policy_add(p, SANDTRACE_ALLOW, SANDTRACE_CLASS_ANY, any[i], origin)) < 0)
+		if ((rc = st__policy_add(p, SANDTRACE_ALLOW, SANDTRACE_CLASS_ANY, any[i], origin)) <
+		    0)
 			return rc;
 	for (size_t i = 0; i < sizeof(rx) / sizeof(rx[0]); i++)
-		if ((rc = st__policy_add(p, SANDTRACE_ALLOW, SANDTRACE_CLASS_READ | SANDTRACE_CLASS_EXEC,
-					 rx[i], origin)) < 0)
+		if ((rc = st__policy_add(p, SANDTRACE_ALLOW,
+					 SANDTRACE_CLASS_READ | SANDTRACE_CLASS_EXEC, rx[i],
+					 origin)) < 0)
 			return rc;
 	return 0;
 }
@@ -569,7 +566,8 @@ int st__policy_load(struct st__policy *p, const char *file, bool fence, const ch
 
 size_t st__policy_table_size(const struct st__policy *p)
 {
-	size_t n = sizeof(struct sandtrace_policy_table) + p->nrules * sizeof(struct sandtrace_policy_rule);
+	size_t n = sizeof(struct sandtrace_policy_table) +
+		   p->nrules * sizeof(struct sandtrace_policy_rule);
 	for (size_t i = 0; i < p->nrules; i++)
 		n += p->rules[i].len + 1;
 	return n;
@@ -607,8 +605,8 @@ unsigned st__policy_decide(const void *base, const struct sandtrace_policy_table
 		*err = 0;
 		if (a == SANDTRACE_DENY) {
 			bool visible = cls == SANDTRACE_CLASS_WRITE &&
-				       sandtrace_policy_match(base, t, SANDTRACE_CLASS_READ, path, len,
-							      NULL) != SANDTRACE_DENY;
+				       sandtrace_policy_match(base, t, SANDTRACE_CLASS_READ, path,
+							      len, NULL) != SANDTRACE_DENY;
 			*err = visible ? EACCES : ENOENT;
 		}
 	}

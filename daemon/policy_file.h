@@ -1,4 +1,5 @@
-/* daemon/policy_file.h - the sandbox policy: file parser, embedded defaults, compiler to policy.h tables. */
+/* daemon/policy_file.h - the sandbox policy: file parser, embedded defaults, compiler to policy.h
+ * tables. */
 #ifndef ST_POLICY_FILE_H
 #define ST_POLICY_FILE_H
 
@@ -12,13 +13,13 @@
  * Policy file syntax (one rule a line, first match wins):
  *
  *     # a comment (a line whose first non-blank character is '#')
- *     ACTION CLASSES PREFIX
+ *     ACTION CLASS PREFIX
  *     default ACTION
  *
  * ACTION is allow, deny or ask (`default` takes allow or deny only).
- * CLASSES is read, write, exec, any, or a comma-separated list of them
- * ("read,exec").  PREFIX is the rest of the line after the blanks that
- * follow CLASSES, trailing blanks trimmed; it may contain spaces and '#'.
+ * CLASS is read, write, exec or any (one word; write two rules for two
+ * classes).  PREFIX is the rest of the line after the blanks that follow
+ * CLASS, trailing blanks trimmed; it may contain spaces and '#'.
  * "${NAME}" in PREFIX is replaced by the environment variable NAME (unset:
  * an error).  After expansion PREFIX must be absolute and non-empty.
  *
@@ -37,11 +38,11 @@
 
 /* One rule as loaded (before compilation). */
 struct st__rule {
-	uint8_t action;  /* enum sandtrace_action */
+	uint8_t action;	 /* enum sandtrace_action */
 	uint8_t classes; /* SANDTRACE_CLASS_* mask */
-	size_t len;      /* bytes of prefix */
-	char *prefix;    /* malloc'd, NUL-terminated, absolute, no trailing '/' except "/" */
-	char *origin;    /* malloc'd: "FILE:LINE" or "fenced-default"; for reports and logs */
+	size_t len;	 /* bytes of prefix */
+	char *prefix;	 /* malloc'd, NUL-terminated, absolute, no trailing '/' except "/" */
+	char *origin;	 /* malloc'd: "FILE:LINE" or "fenced-default"; for reports and logs */
 };
 
 /* A loaded policy: rules in match order.  Owned; free with st__policy_free. */
@@ -49,9 +50,9 @@ struct st__policy {
 	struct st__rule *rules;
 	size_t nrules, cap;
 	uint8_t default_action; /* ALLOW or DENY */
-	unsigned default_line;  /* line of the file's `default` (0 = none) */
-	bool fenced;            /* loaded with --fence */
-	char *name;             /* "trace-only", "fenced" or the file's path (report "policy") */
+	unsigned default_line;	/* line of the file's `default` (0 = none) */
+	bool fenced;		/* loaded with --fence */
+	char *name;		/* "trace-only", "fenced" or the file's path (report "policy") */
 };
 
 /* Size of an error message buffer that always holds a whole message. */
@@ -89,18 +90,18 @@ int st__policy_add(struct st__policy *p, unsigned action, unsigned classes, cons
 void st__policy_free(struct st__policy *p);
 
 /*
- * st__path_fold - lexical normalisation of an absolute path: "//" -> "/",
+ * st__prefix_fold - lexical normalisation of an absolute path: "//" -> "/",
  * "." dropped, ".." removes the previous component (never above "/"), no
  * trailing '/' except for "/".  Returns a malloc'd string or NULL (ENOMEM).
  */
-char *st__path_fold(const char *path);
+char *st__prefix_fold(const char *path);
 
 /*
- * st__canonicalize - the canonical spelling of an absolute path as used for
+ * st__prefix_canonicalize - the canonical spelling of an absolute path as used for
  * prefixes (see above).  Returns 0 with *out malloc'd, -EINVAL for a
  * relative path, -ENOMEM.  Not async-signal-safe (realpath).
  */
-int st__canonicalize(const char *path, char **out);
+int st__prefix_canonicalize(const char *path, char **out);
 
 /* st__policy_table_size - bytes st__policy_compile needs. */
 size_t st__policy_table_size(const struct st__policy *p);

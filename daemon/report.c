@@ -1,4 +1,5 @@
-/* daemon/report.c - JSON Lines report records (jansson): builders, streaming writer, reader and scanner. */
+/* daemon/report.c - JSON Lines report records (jansson): builders, streaming writer, reader and
+ * scanner. */
 #include "report.h"
 
 #include <bsd/string.h>
@@ -212,7 +213,7 @@ int st__summary_reason(struct st__summary *s, const char *fmt, ...)
 	if (s->reasons == NULL && (s->reasons = json_array()) == NULL)
 		return -ENOMEM;
 	return json_array_append_new(s->reasons, st__json_bytes(buf, strlen(buf))) < 0 ? -ENOMEM
-											 : 0;
+										       : 0;
 }
 
 void st__summary_free(struct st__summary *s)
@@ -322,7 +323,8 @@ struct path_entry {
 static uint64_t get_u64(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
-	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+	return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v)
+							       : 0;
 }
 
 static int scan_one(json_t *obj, unsigned long lineno, void *ctx)

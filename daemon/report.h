@@ -28,14 +28,14 @@ json_t *st__json_argv(char *const *argv);
 /* An access record (type "access"). */
 struct st__access_rec {
 	uint64_t seq;
-	unsigned kind;      /* enum sandtrace_kind */
-	const char *path;   /* bytes, not NUL-terminated */
+	unsigned kind;	  /* enum sandtrace_kind */
+	const char *path; /* bytes, not NUL-terminated */
 	size_t path_len;
 	int32_t pid;
 	unsigned verdict;   /* enum sandtrace_action applied by the shim */
-	int32_t err;        /* errno of the real call, 0 on success */
+	int32_t err;	    /* errno of the real call, 0 on success */
 	bool asked_unknown; /* decided by an ask rule without a registry */
-	bool fail_open;     /* allowed only because the daemon was lost */
+	bool fail_open;	    /* allowed only because the daemon was lost */
 	unsigned untraced;  /* enum sandtrace_untraced, 0 = traced */
 };
 json_t *st__rec_access(const struct st__access_rec *r);
@@ -47,7 +47,7 @@ struct st__violation_rec {
 	const char *path;
 	size_t path_len;
 	int32_t pid;
-	unsigned cls;     /* SANDTRACE_CLASS_* bit governing the access */
+	unsigned cls;	  /* SANDTRACE_CLASS_* bit governing the access */
 	const char *rule; /* "default" or the rule's origin ("FILE:LINE") */
 };
 json_t *st__rec_violation(const struct st__violation_rec *r);
@@ -55,18 +55,18 @@ json_t *st__rec_violation(const struct st__violation_rec *r);
 /* A process record (type "process"): one per process image. */
 struct st__process_rec {
 	int32_t pid, ppid;
-	int64_t uid;          /* -1 = unknown */
-	const char *exe;      /* bytes (exe_len) */
+	int64_t uid;	 /* -1 = unknown */
+	const char *exe; /* bytes (exe_len) */
 	size_t exe_len;
-	const char *argv;     /* NUL-separated bytes (argv_len) */
+	const char *argv; /* NUL-separated bytes (argv_len) */
 	size_t argv_len;
-	bool exited;          /* exit holds the status passed to exit() */
+	bool exited; /* exit holds the status passed to exit() */
 	int32_t exit;
 	bool traced;
-	unsigned why;         /* enum sandtrace_untraced when !traced */
-	bool argv_truncated;  /* HELLO had SANDTRACE_HF_ARGV_TRUNC */
-	bool no_cache;        /* the process ran without the arena */
-	bool execed;          /* replaced by a later image (exec) of the same pid */
+	unsigned why;	     /* enum sandtrace_untraced when !traced */
+	bool argv_truncated; /* HELLO had SANDTRACE_HF_ARGV_TRUNC */
+	bool no_cache;	     /* the process ran without the arena */
+	bool execed;	     /* replaced by a later image (exec) of the same pid */
 };
 json_t *st__rec_process(const struct st__process_rec *r);
 
@@ -74,9 +74,9 @@ json_t *st__rec_process(const struct st__process_rec *r);
 struct st__run_rec {
 	char *const *argv;
 	const char *cwd;
-	const char *policy;  /* "trace-only", "fenced" or the policy file */
+	const char *policy; /* "trace-only", "fenced" or the policy file */
 	bool fenced, cache, record_all, fail_open;
-	const char *arena;   /* NULL = no arena (JSON null) */
+	const char *arena; /* NULL = no arena (JSON null) */
 	int64_t daemon_pid;
 };
 json_t *st__rec_run(const struct st__run_rec *r);
@@ -93,13 +93,13 @@ struct st__summary {
 	json_t *reasons;
 	uint64_t processes, accesses, unique_paths, violations, untraced;
 	uint64_t calls, hits, messages; /* sums over the EXIT messages of traced processes */
-	uint64_t daemon_messages;       /* frames the daemon received */
+	uint64_t daemon_messages;	/* frames the daemon received */
 	uint64_t clients, dropped_clients;
 };
 json_t *st__rec_summary(const struct st__summary *s);
 /* Append a reason (printf format) and mark the summary incomplete.  0 or -ENOMEM. */
 int st__summary_reason(struct st__summary *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void st__summary_free(struct st__summary *s);
 
 /* A report being written.  One writer; not thread-safe. */
@@ -144,12 +144,12 @@ int st__report_read(const char *path, int (*fn)(json_t *obj, unsigned long linen
  */
 struct st__report_scan {
 	bool have_summary;
-	struct st__summary summary;  /* the last summary record, when have_summary */
+	struct st__summary summary; /* the last summary record, when have_summary */
 	uint64_t processes, accesses, violations, untraced, unique_paths;
-	json_t *run;                 /* the run record (a reference) or NULL */
-	json_t *violation_list;      /* array of violation records (references) */
-	json_t *untraced_list;       /* array of untraced process records and untraced access records */
-	void *paths;                 /* internal: the set of distinct paths */
+	json_t *run;		/* the run record (a reference) or NULL */
+	json_t *violation_list; /* array of violation records (references) */
+	json_t *untraced_list;	/* array of untraced process records and untraced access records */
+	void *paths;		/* internal: the set of distinct paths */
 };
 
 /* st__report_scan - read path into *s (zeroed first).  Returns as st__report_read. */

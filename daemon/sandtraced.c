@@ -1,11 +1,14 @@
-/* daemon/sandtraced.c - the daemon: owns the socket and the arena, answers cache misses, writes the report. */
+/* daemon/sandtraced.c - the daemon: owns the socket and the arena, answers cache misses, writes the
+ * report. */
 #include <assert.h>
 #include <bsd/stdlib.h>
 #include <bsd/string.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -14,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -52,7 +54,7 @@ struct image {
 	size_t exe_len;
 	char *argv;
 	size_t argv_len;
-	bool hello;          /* exe/argv came from a HELLO (else a placeholder) */
+	bool hello; /* exe/argv came from a HELLO (else a placeholder) */
 	bool exited;
 	int32_t exit_status;
 	bool traced;
@@ -90,7 +92,7 @@ struct seen {
 
 struct daemon {
 	/* options */
-	const char *socket_path, *report_path, *policy_path, *log_path;
+	const char *socket_path, *report_path, *policy_path, *log_path, *private_dir;
 	bool fence, no_cache, record_all, fail_open;
 	uint64_t arena_size;
 	long parent_pid;
@@ -101,6 +103,7 @@ struct daemon {
 	unsigned run_flags;
 	int epfd, lfd, sigfd;
 	bool stopping;
+	bool parent_lost; /* the CLI died first: nobody will clean up after us */
 	struct sandtrace_arena arena;
 	char arena_name[SANDTRACE_ARENA_NAME_MAX];
 	bool have_arena, arena_full_logged;
@@ -187,11 +190,17 @@ static struct image *image_new(struct daemon *d, int32_t pid)
 		p->pid = pid;
 		HASH_ADD_INT(d->procs, pid, p);
 	} else {
-		/* An exec: the new image keeps the pid's parent and owner until told otherwise. */
+		/*
+		 * An exec (the old image is still running): the new image keeps the
+		 * pid's parent and owner until its HELLO says otherwise.  An exited
+		 * old image means the pid was reused by a new process.
+		 */
 		struct image *old = &d->images[p->image];
-		old->execed = true;
-		ppid = old->ppid;
-		uid = old->uid;
+		if (!old->exited) {
+			old->execed = true;
+			ppid = old->ppid;
+			uid = old->uid;
+		}
 	}
 	p->image = d->nimages;
 	struct image *im = &d->images[d->nimages++];
@@ -324,10 +333,11 @@ static int on_HELLO(struct daemon *d, struct client *c, const struct sandtrace_f
 	im->uid = c->uid;
 	im->hello = true;
 	im->argv_trunc = (f->flags & SANDTRACE_HF_ARGV_TRUNC) != 0;
-	im->no_cache = (f->flags & (SANDTRACE_HF_NO_ARENA | SANDTRACE_HF_ARENA_BAD)) != 0 &&
-		       d->have_arena;
+	im->no_cache =
+	    (f->flags & (SANDTRACE_HF_NO_ARENA | SANDTRACE_HF_ARENA_BAD)) != 0 && d->have_arena;
 	if (f->flags & SANDTRACE_HF_ARENA_BAD)
-		st__log("pid %d: the arena's magic/version did not match; running without cache", pid);
+		st__log("pid %d: the arena's magic/version did not match; running without cache",
+			pid);
 	return 0;
 }
 
@@ -358,16 +368,16 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 	int rc = set_add(&d->recorded, key, klen);
 	if (rc > 0) {
 		struct st__access_rec r = {
-			.seq = ++d->seq,
-			.kind = a->kind,
-			.path = path,
-			.path_len = len,
-			.pid = c->pid,
-			.verdict = a->verdict,
-			.err = a->err,
-			.asked_unknown = (a->flags & SANDTRACE_AF_ASKED) || action == SANDTRACE_ASK,
-			.fail_open = (a->flags & SANDTRACE_AF_FAIL_OPEN) != 0,
-			.untraced = (a->flags & SANDTRACE_AF_UNTRACED) ? (a->aux ? a->aux : 3u) : 0,
+		    .seq = ++d->seq,
+		    .kind = a->kind,
+		    .path = path,
+		    .path_len = len,
+		    .pid = c->pid,
+		    .verdict = a->verdict,
+		    .err = a->err,
+		    .asked_unknown = (a->flags & SANDTRACE_AF_ASKED) || action == SANDTRACE_ASK,
+		    .fail_open = (a->flags & SANDTRACE_AF_FAIL_OPEN) != 0,
+		    .untraced = (a->flags & SANDTRACE_AF_UNTRACED) ? (a->aux ? a->aux : 3u) : 0,
 		};
 		if (st__report_emit(&d->report, st__rec_access(&r)) < 0)
 			internal_error(d, "writing the report", d->report.error);
@@ -384,13 +394,13 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 		rc = set_add(&d->violated, key, klen);
 		if (rc > 0) {
 			struct st__violation_rec v = {
-				.seq = ++d->seq,
-				.kind = a->kind,
-				.path = path,
-				.path_len = len,
-				.pid = c->pid,
-				.cls = cls,
-				.rule = rule >= 0 ? d->policy.rules[rule].origin : "default",
+			    .seq = ++d->seq,
+			    .kind = a->kind,
+			    .path = path,
+			    .path_len = len,
+			    .pid = c->pid,
+			    .cls = cls,
+			    .rule = rule >= 0 ? d->policy.rules[rule].origin : "default",
 			};
 			if (st__report_emit(&d->report, st__rec_violation(&v)) < 0)
 				internal_error(d, "writing the report", d->report.error);
@@ -416,8 +426,9 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 		unsigned cls = sandtrace_kind_class(v.a.kind);
 		int err = 0;
 		unsigned action =
-			st__policy_decide(d->ptab_base, d->ptab, cls, v.path, v.a.path_len, &err, NULL);
-		/* No package registry yet: an ask is answered allow (records say "asked":"unknown"). */
+		    st__policy_decide(d->ptab_base, d->ptab, cls, v.path, v.a.path_len, &err, NULL);
+		/* No package registry yet: an ask is answered allow (records say
+		 * "asked":"unknown"). */
 		if (action == SANDTRACE_ASK)
 			action = SANDTRACE_ALLOW;
 		if (d->have_arena) {
@@ -455,7 +466,8 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 			im->hello = true;
 		}
 		d->sum.untraced++;
-		st__log("pid %d: untraced exec (%s) of %.*s", c->pid, st__untraced_name(im ? im->why : 3),
+		st__log("pid %d: untraced exec (%s) of %.*s", c->pid,
+			st__untraced_name(im ? im->why : 3),
 			(int)(v.a.path_len > 512 ? 512 : v.a.path_len), v.path);
 	} else {
 		image_get(d, c->pid, c->uid);
@@ -497,7 +509,8 @@ static int on_INFO(struct daemon *d, struct client *c, const struct sandtrace_fr
 	if (f->len != 0)
 		return -EPROTO;
 	struct sandtrace_info info = {.run_flags = d->run_flags,
-				      .name_len = d->have_arena ? (uint32_t)strlen(d->arena_name) : 0};
+				      .name_len =
+					  d->have_arena ? (uint32_t)strlen(d->arena_name) : 0};
 	struct iovec iov[2] = {{&info, sizeof(info)}, {d->arena_name, info.name_len}};
 	return reply(d, c, SANDTRACE_MSG_INFO_REPLY, f->seq, iov, info.name_len ? 2 : 1);
 }
@@ -517,7 +530,7 @@ static int on_INFO_REPLY(struct daemon *d, struct client *c, const struct sandtr
 
 static handler_fn *const dispatch[SANDTRACE_MSG_MAX] = {
 #define SANDTRACE_X_DISPATCH(name, val, dir, payload) [SANDTRACE_MSG_##name] = on_##name,
-	SANDTRACE_MSG_LIST(SANDTRACE_X_DISPATCH)
+    SANDTRACE_MSG_LIST(SANDTRACE_X_DISPATCH)
 #undef SANDTRACE_X_DISPATCH
 };
 
@@ -526,8 +539,8 @@ static handler_fn *const dispatch[SANDTRACE_MSG_MAX] = {
 static void client_close(struct daemon *d, struct client *c, const char *why)
 {
 	if (why != NULL)
-		st__log("client fd %d pid %d uid %lld: closed: %s", c->fd, c->pid, (long long)c->uid,
-			why);
+		st__log("client fd %d pid %d uid %lld: closed: %s", c->fd, c->pid,
+			(long long)c->uid, why);
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	HASH_DEL(d->clients, c);
@@ -623,8 +636,9 @@ static bool client_read(struct daemon *d, struct client *c, unsigned max_reads)
 		}
 		if (n == 0) {
 			if (c->len != c->off)
-				st__log("client fd %d pid %d: %zu bytes of an unfinished frame at EOF",
-					c->fd, c->pid, c->len - c->off);
+				st__log(
+				    "client fd %d pid %d: %zu bytes of an unfinished frame at EOF",
+				    c->fd, c->pid, c->len - c->off);
 			client_close(d, c, NULL);
 			return false;
 		}
@@ -632,7 +646,8 @@ static bool client_read(struct daemon *d, struct client *c, unsigned max_reads)
 		const char *what = "";
 		int rc = client_consume(d, c, &what);
 		if (rc == -EPIPE || rc == -ECONNRESET) {
-			/* The client went away while we answered it: not its fault, nothing lost. */
+			/* The client went away while we answered it: not its fault, nothing lost.
+			 */
 			client_close(d, c, "gone before its reply");
 			return false;
 		}
@@ -734,6 +749,7 @@ static void serve(struct daemon *d)
 		if (d->parent_pid > 0 && getppid() != (pid_t)d->parent_pid) {
 			st__log("parent %ld is gone: shutting down", d->parent_pid);
 			d->stopping = true;
+			d->parent_lost = true;
 		}
 	}
 }
@@ -756,20 +772,20 @@ static void finish_report(struct daemon *d)
 	for (size_t i = 0; i < d->nimages; i++) {
 		struct image *im = &d->images[i];
 		struct st__process_rec r = {
-			.pid = im->pid,
-			.ppid = im->ppid,
-			.uid = im->uid,
-			.exe = im->exe,
-			.exe_len = im->exe_len,
-			.argv = im->argv,
-			.argv_len = im->argv_len,
-			.exited = im->exited,
-			.exit = im->exit_status,
-			.traced = im->traced,
-			.why = im->why,
-			.argv_truncated = im->argv_trunc,
-			.no_cache = im->no_cache,
-			.execed = im->execed,
+		    .pid = im->pid,
+		    .ppid = im->ppid,
+		    .uid = im->uid,
+		    .exe = im->exe,
+		    .exe_len = im->exe_len,
+		    .argv = im->argv,
+		    .argv_len = im->argv_len,
+		    .exited = im->exited,
+		    .exit = im->exit_status,
+		    .traced = im->traced,
+		    .why = im->why,
+		    .argv_truncated = im->argv_trunc,
+		    .no_cache = im->no_cache,
+		    .execed = im->execed,
 		};
 		st__report_emit(&d->report, st__rec_process(&r));
 		d->sum.processes++;
@@ -796,15 +812,37 @@ static void finish_report(struct daemon *d)
 		st__log("error: closing the report %s: %s", d->report_path, strerror(-rc));
 }
 
+/*
+ * The CLI was killed (SIGKILL) and cannot remove its private directory:
+ * empty it (it holds only the socket, the log and a temporary report) and
+ * remove it.  Subdirectories are left alone: the CLI never makes any.
+ */
+static void remove_private_dir(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	if (dp == NULL)
+		return;
+	struct dirent *e;
+	while ((e = readdir(dp)) != NULL) {
+		if (e->d_type != DT_DIR)
+			unlinkat(dirfd(dp), e->d_name, 0);
+	}
+	closedir(dp);
+	rmdir(dir);
+}
+
 /* ---- startup ---- */
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: sandtraced --socket PATH --report FILE [--policy FILE] [--fence] [--no-cache]\n"
-		"                  [--record-all] [--fail-open] [--arena-size BYTES] [--parent-pid PID]\n"
-		"                  [--ready-fd N] [--log FILE] [-- CMD ARG...]\n"
-		"The operands after -- are the traced command, written to the report's run record.\n");
+	fprintf(
+	    f,
+	    "usage: sandtraced --socket PATH --report FILE [--policy FILE] [--fence] [--no-cache]\n"
+	    "                  [--record-all] [--fail-open] [--arena-size BYTES] [--parent-pid "
+	    "PID]\n"
+	    "                  [--ready-fd N] [--log FILE] [--private-dir DIR] [-- CMD ARG...]\n"
+	    "The operands after -- are the traced command, written to the report's run record.\n"
+	    "--private-dir: the CLI's directory, emptied and removed if the parent dies first.\n");
 }
 
 /* What a refused start must remove (set as it is created). */
@@ -830,22 +868,36 @@ static void fatal(const char *fmt, ...)
 
 static void parse_options(struct daemon *d, int argc, char **argv)
 {
-	enum { O_SOCKET = 256, O_REPORT, O_POLICY, O_FENCE, O_NO_CACHE, O_RECORD_ALL, O_FAIL_OPEN,
-	       O_ARENA_SIZE, O_PARENT_PID, O_READY_FD, O_LOG, O_HELP };
+	enum {
+		O_SOCKET = 256,
+		O_REPORT,
+		O_POLICY,
+		O_FENCE,
+		O_NO_CACHE,
+		O_RECORD_ALL,
+		O_FAIL_OPEN,
+		O_ARENA_SIZE,
+		O_PARENT_PID,
+		O_READY_FD,
+		O_LOG,
+		O_PRIVATE_DIR,
+		O_HELP
+	};
 	static const struct option opts[] = {
-		{"socket", required_argument, NULL, O_SOCKET},
-		{"report", required_argument, NULL, O_REPORT},
-		{"policy", required_argument, NULL, O_POLICY},
-		{"fence", no_argument, NULL, O_FENCE},
-		{"no-cache", no_argument, NULL, O_NO_CACHE},
-		{"record-all", no_argument, NULL, O_RECORD_ALL},
-		{"fail-open", no_argument, NULL, O_FAIL_OPEN},
-		{"arena-size", required_argument, NULL, O_ARENA_SIZE},
-		{"parent-pid", required_argument, NULL, O_PARENT_PID},
-		{"ready-fd", required_argument, NULL, O_READY_FD},
-		{"log", required_argument, NULL, O_LOG},
-		{"help", no_argument, NULL, O_HELP},
-		{NULL, 0, NULL, 0},
+	    {"socket", required_argument, NULL, O_SOCKET},
+	    {"report", required_argument, NULL, O_REPORT},
+	    {"policy", required_argument, NULL, O_POLICY},
+	    {"fence", no_argument, NULL, O_FENCE},
+	    {"no-cache", no_argument, NULL, O_NO_CACHE},
+	    {"record-all", no_argument, NULL, O_RECORD_ALL},
+	    {"fail-open", no_argument, NULL, O_FAIL_OPEN},
+	    {"arena-size", required_argument, NULL, O_ARENA_SIZE},
+	    {"parent-pid", required_argument, NULL, O_PARENT_PID},
+	    {"ready-fd", required_argument, NULL, O_READY_FD},
+	    {"log", required_argument, NULL, O_LOG},
+	    {"private-dir", required_argument, NULL, O_PRIVATE_DIR},
+	    {"help", no_argument, NULL, O_HELP},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *errstr;
 	int o;
@@ -853,16 +905,36 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 	d->arena_size = SANDTRACE_ARENA_DEFAULT_SIZE;
 	while ((o = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		switch (o) {
-		case O_SOCKET: d->socket_path = optarg; break;
-		case O_REPORT: d->report_path = optarg; break;
-		case O_POLICY: d->policy_path = optarg; break;
-		case O_FENCE: d->fence = true; break;
-		case O_NO_CACHE: d->no_cache = true; break;
-		case O_RECORD_ALL: d->record_all = true; break;
-		case O_FAIL_OPEN: d->fail_open = true; break;
-		case O_LOG: d->log_path = optarg; break;
+		case O_SOCKET:
+			d->socket_path = optarg;
+			break;
+		case O_REPORT:
+			d->report_path = optarg;
+			break;
+		case O_POLICY:
+			d->policy_path = optarg;
+			break;
+		case O_FENCE:
+			d->fence = true;
+			break;
+		case O_NO_CACHE:
+			d->no_cache = true;
+			break;
+		case O_RECORD_ALL:
+			d->record_all = true;
+			break;
+		case O_FAIL_OPEN:
+			d->fail_open = true;
+			break;
+		case O_LOG:
+			d->log_path = optarg;
+			break;
+		case O_PRIVATE_DIR:
+			d->private_dir = optarg;
+			break;
 		case O_ARENA_SIZE:
-			if (st__parse_size(optarg, &d->arena_size) < 0 || d->arena_size < (64u << 10))
+			if (st__parse_size(optarg, &d->arena_size) < 0 ||
+			    d->arena_size < (64u << 10))
 				fatal("--arena-size %s: need a size of at least 64K", optarg);
 			break;
 		case O_PARENT_PID:
@@ -902,7 +974,8 @@ static void setup_policy(struct daemon *d, const char *cwd)
 		uint64_t off = sandtrace_arena_alloc(&d->arena, size);
 		void *dst = off ? sandtrace_arena_ptr(&d->arena, off, size) : NULL;
 		if (dst == NULL || st__policy_compile(&d->policy, dst, off, size) < 0)
-			fatal("the arena cannot hold the policy (%zu bytes): use a larger --arena-size",
+			fatal("the arena cannot hold the policy (%zu bytes): use a larger "
+			      "--arena-size",
 			      size);
 		d->ptab_base = d->arena.base;
 		d->ptab = dst;
@@ -911,7 +984,8 @@ static void setup_policy(struct daemon *d, const char *cwd)
 				      memory_order_release);
 	} else {
 		d->ptab_private = calloc(1, size);
-		if (d->ptab_private == NULL || st__policy_compile(&d->policy, d->ptab_private, 0, size) < 0)
+		if (d->ptab_private == NULL ||
+		    st__policy_compile(&d->policy, d->ptab_private, 0, size) < 0)
 			fatal("out of memory for the policy");
 		d->ptab_base = d->ptab_private;
 		d->ptab = d->ptab_private;
@@ -984,7 +1058,8 @@ int main(int argc, char **argv)
 
 	d->run_flags = st__run_flags(d->fence, d->fail_open, d->record_all, d->no_cache);
 	if (!d->no_cache) {
-		int rc = sandtrace_arena_create(&d->arena, d->arena_size, d->run_flags, d->arena_name);
+		int rc =
+		    sandtrace_arena_create(&d->arena, d->arena_size, d->run_flags, d->arena_name);
 		if (rc < 0)
 			fatal("creating the arena: %s", strerror(-rc));
 		d->have_arena = true;
@@ -1001,15 +1076,15 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		fatal("--report %s: %s", d->report_path, strerror(-rc));
 	struct st__run_rec run = {
-		.argv = d->run_argv,
-		.cwd = cwd,
-		.policy = d->policy.name,
-		.fenced = d->fence,
-		.cache = d->have_arena,
-		.record_all = d->record_all,
-		.fail_open = d->fail_open,
-		.arena = d->have_arena ? d->arena_name : NULL,
-		.daemon_pid = getpid(),
+	    .argv = d->run_argv,
+	    .cwd = cwd,
+	    .policy = d->policy.name,
+	    .fenced = d->fence,
+	    .cache = d->have_arena,
+	    .record_all = d->record_all,
+	    .fail_open = d->fail_open,
+	    .arena = d->have_arena ? d->arena_name : NULL,
+	    .daemon_pid = getpid(),
 	};
 	st__report_emit(&d->report, st__rec_run(&run));
 	st__report_flush(&d->report);
@@ -1022,7 +1097,8 @@ int main(int argc, char **argv)
 
 	if (d->ready_fd >= 0) {
 		char line[SANDTRACE_ARENA_NAME_MAX + 16];
-		int n = snprintf(line, sizeof(line), "READY %s\n", d->have_arena ? d->arena_name : "-");
+		int n =
+		    snprintf(line, sizeof(line), "READY %s\n", d->have_arena ? d->arena_name : "-");
 		if (write(d->ready_fd, line, (size_t)n) != n)
 			st__log("writing READY to fd %d: %s", d->ready_fd, strerror(errno));
 		close(d->ready_fd);
@@ -1037,7 +1113,8 @@ int main(int argc, char **argv)
 	}
 	st__log("ready: socket %s, arena %s, flags %u", d->socket_path,
 		d->have_arena ? d->arena_name : "-", d->run_flags);
-	/* From here on nothing may reach the traced program's stderr: stray output goes to the log. */
+	/* From here on nothing may reach the traced program's stderr: stray output goes to the log.
+	 */
 	if (d->log_path != NULL) {
 		int lfd = fileno(stderr);
 		int fd = open(d->log_path, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -1061,6 +1138,8 @@ int main(int argc, char **argv)
 	struct client *c, *tmp;
 	HASH_ITER(hh, d->clients, c, tmp)
 	client_close(d, c, NULL);
+	if (d->parent_lost && d->private_dir != NULL)
+		remove_private_dir(d->private_dir);
 	set_free(&d->recorded);
 	set_free(&d->violated);
 	set_free(&d->paths);

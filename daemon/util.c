@@ -70,9 +70,21 @@ int st__parse_size(const char *s, uint64_t *out)
 		return -EINVAL;
 	unsigned shift = 0;
 	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
 	}
 	if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
 		return -EINVAL;

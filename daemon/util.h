@@ -1,4 +1,5 @@
-/* daemon/util.h - small helpers shared by sandtraced and the sandtrace CLI (flags, logging, quoting). */
+/* daemon/util.h - small helpers shared by sandtraced and the sandtrace CLI (flags, logging,
+ * quoting). */
 #ifndef ST_UTIL_H
 #define ST_UTIL_H
 

@@ -121,8 +121,10 @@ static void send_hello_locked(void)
 			ssize_t r;
 			while (alen < cap && (r = syscall(SYS_read, fd, argv + alen, cap - alen)) > 0)
 				alen += (size_t)r;
-			if (alen == cap)
+			if (alen == cap) {
 				flags |= SANDTRACE_HF_ARGV_TRUNC;
+				argv[alen - 1] = 0; /* every argument NUL-terminated */
+			}
 			syscall(SYS_close, fd);
 		}
 	} else {

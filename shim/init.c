@@ -117,9 +117,14 @@ void st__init(void)
 			uint64_t off = atomic_load_explicit(&h->policy, memory_order_acquire);
 			const struct sandtrace_policy_table *t =
 			    sandtrace_arena_ptr(&st__g.arena, off, sizeof(*t));
-			if (t && sandtrace_arena_ptr(&st__g.arena, off,
-						     sizeof(*t) + (uint64_t)t->nrules *
-								      sizeof(t->rules[0]))) {
+			bool ok = t && sandtrace_arena_ptr(&st__g.arena, off,
+							   sizeof(*t) + (uint64_t)t->nrules *
+									    sizeof(t->rules[0]));
+			/* the matcher trusts prefix offsets: check them once here */
+			for (uint32_t i = 0; ok && i < t->nrules; i++)
+				ok = sandtrace_arena_ptr(&st__g.arena, t->rules[i].prefix_off,
+							 t->rules[i].prefix_len) != NULL;
+			if (ok) {
 				st__g.policy = t;
 				st__g.trivial_policy =
 				    t->nrules == 0 && t->default_action == SANDTRACE_ALLOW;

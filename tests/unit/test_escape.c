@@ -1,4 +1,5 @@
-/* tests/unit/test_escape.c - daemon/escape.c: which bytes are kept, which become \xNN, and the round trip. */
+/* tests/unit/test_escape.c - daemon/escape.c: which bytes are kept, which become \xNN, and the
+ * round trip. */
 #include <check.h>
 #include <errno.h>
 #include <jansson.h>
@@ -22,7 +23,8 @@ static void expect(const char *in, size_t n, const char *want)
 START_TEST(ascii_kept)
 {
 	expect("/usr/include/stdio.h", 20, "/usr/include/stdio.h");
-	expect(" !\"#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}~", 38, " !\"#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}~");
+	expect(" !\"#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}~", 38,
+	       " !\"#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}~");
 	expect("", 0, "");
 }
 END_TEST
@@ -45,10 +47,10 @@ END_TEST
 
 START_TEST(utf8_kept)
 {
-	expect("\xc3\xa9", 2, "\xc3\xa9");                 /* U+00E9 */
-	expect("\xc2\x80", 2, "\xc2\x80");                 /* U+0080, smallest 2-byte */
-	expect("\xe2\x82\xac", 3, "\xe2\x82\xac");         /* U+20AC */
-	expect("\xef\xbf\xbf", 3, "\xef\xbf\xbf");         /* U+FFFF */
+	expect("\xc3\xa9", 2, "\xc3\xa9");		   /* U+00E9 */
+	expect("\xc2\x80", 2, "\xc2\x80");		   /* U+0080, smallest 2-byte */
+	expect("\xe2\x82\xac", 3, "\xe2\x82\xac");	   /* U+20AC */
+	expect("\xef\xbf\xbf", 3, "\xef\xbf\xbf");	   /* U+FFFF */
 	expect("\xf0\x9f\x98\x80", 4, "\xf0\x9f\x98\x80"); /* U+1F600 */
 	expect("\xf4\x8f\xbf\xbf", 4, "\xf4\x8f\xbf\xbf"); /* U+10FFFF */
 	expect("/tmp/caf\xc3\xa9/x", 12, "/tmp/caf\xc3\xa9/x");
@@ -58,19 +60,19 @@ END_TEST
 START_TEST(invalid_utf8_escaped)
 {
 	expect("\xff", 1, "\\xff");
-	expect("\x80", 1, "\\x80");                        /* lone continuation */
-	expect("\xc0\xaf", 2, "\\xc0\\xaf");               /* overlong '/' */
-	expect("\xc1\xbf", 2, "\\xc1\\xbf");               /* overlong */
-	expect("\xe0\x80\xaf", 3, "\\xe0\\x80\\xaf");      /* overlong 3-byte */
+	expect("\x80", 1, "\\x80");			       /* lone continuation */
+	expect("\xc0\xaf", 2, "\\xc0\\xaf");		       /* overlong '/' */
+	expect("\xc1\xbf", 2, "\\xc1\\xbf");		       /* overlong */
+	expect("\xe0\x80\xaf", 3, "\\xe0\\x80\\xaf");	       /* overlong 3-byte */
 	expect("\xf0\x80\x80\xaf", 4, "\\xf0\\x80\\x80\\xaf"); /* overlong 4-byte */
-	expect("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");      /* surrogate U+D800 */
-	expect("\xed\xbf\xbf", 3, "\\xed\\xbf\\xbf");      /* surrogate U+DFFF */
+	expect("\xed\xa0\x80", 3, "\\xed\\xa0\\x80");	       /* surrogate U+D800 */
+	expect("\xed\xbf\xbf", 3, "\\xed\\xbf\\xbf");	       /* surrogate U+DFFF */
 	expect("\xf4\x90\x80\x80", 4, "\\xf4\\x90\\x80\\x80"); /* U+110000 */
 	expect("\xf5\x80\x80\x80", 4, "\\xf5\\x80\\x80\\x80");
-	expect("\xe2\x82", 2, "\\xe2\\x82");               /* truncated at the end */
-	expect("\xe2\x82/", 3, "\\xe2\\x82/");             /* truncated before ASCII */
+	expect("\xe2\x82", 2, "\\xe2\\x82");   /* truncated at the end */
+	expect("\xe2\x82/", 3, "\\xe2\\x82/"); /* truncated before ASCII */
 	expect("\xc3", 1, "\\xc3");
-	expect("\xc3\xc3\xa9", 3, "\\xc3\xc3\xa9");        /* bad lead, then a good pair */
+	expect("\xc3\xc3\xa9", 3, "\\xc3\xc3\xa9"); /* bad lead, then a good pair */
 }
 END_TEST
 
