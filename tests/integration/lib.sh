@@ -20,7 +20,7 @@ summary_field() { # summary_field REPORT FIELD -> value
 	python3 -c 'import json,sys
 for l in open(sys.argv[1]):
     r=json.loads(l)
-    if r.get("type")=="summary": v=r.get(sys.argv[2]); print(json.dumps(v) if not isinstance(v,(int,str)) else v)' "$1" "$2"
+    if r.get("type")=="summary": v=r.get(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v))' "$1" "$2"
 }
 done_() {
 	echo "$PASS passed, $FAIL failed"
