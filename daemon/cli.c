@@ -3,6 +3,7 @@
 #include <bsd/stdlib.h>
 #include <bsd/string.h>
 #include <err.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -339,6 +340,46 @@ static void cleanup_dir(const char *dir, const char *report_tmp, const char *log
 		warn("rmdir %s", dir);
 }
 
+/* The file execvp(name) would run, made absolute and with symlinks resolved
+ * (the sandbox judges resolved paths), or NULL.  malloc'd. */
+static char *find_command(const char *name)
+{
+	if (strchr(name, '/') != NULL)
+		return realpath(name, NULL);
+	const char *path = getenv("PATH");
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	char *copy = strdup(path), *save = NULL, *found = NULL;
+	for (char *dir = strtok_r(copy, ":", &save); copy && dir && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char cand[PATH_MAX];
+		if (snprintf(cand, sizeof(cand), "%s/%s", *dir ? dir : ".", name) >= (int)sizeof(cand))
+			continue;
+		struct stat st;
+		if (access(cand, X_OK) == 0 && stat(cand, &st) == 0 && S_ISREG(st.st_mode))
+			found = realpath(cand, NULL);
+	}
+	free(copy);
+	return found;
+}
+
+/* Send the daemon CMD's wait status, as a traced parent's wait() would (EXIT with
+ * SANDTRACE_EF_CHILD).  Best effort: a lost daemon only leaves "exit": null. */
+static void report_root_exit(const char *sock, pid_t pid, int status)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (fd < 0)
+		return;
+	strlcpy(sa.sun_path, sock, sizeof(sa.sun_path));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		struct sandtrace_exit e = {.status = status, .reserved = (uint32_t)pid};
+		struct iovec iov[1] = {{&e, sizeof(e)}};
+		sandtrace_proto_send(fd, SANDTRACE_MSG_EXIT, 0, SANDTRACE_EF_CHILD, iov, 1);
+	}
+	close(fd);
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	enum {
@@ -551,6 +592,11 @@ static int cmd_run(int argc, char **argv)
 			dv[n++] = "--arena-size";
 			dv[n++] = o.arena_size;
 		}
+		char *cmd_path = find_command(o.cmd[0]);
+		if (cmd_path != NULL) {
+			dv[n++] = "--allow-exec";
+			dv[n++] = cmd_path;
+		}
 		dv[n++] = "--";
 		for (size_t i = 0; i < ncmd; i++)
 			dv[n++] = o.cmd[i];
@@ -612,7 +658,18 @@ static int cmd_run(int argc, char **argv)
 			unsetenv(SANDTRACE_ENV_AUDIT);
 		signal(SIGCHLD, SIG_DFL);
 		sigprocmask(SIG_SETMASK, &oldset, NULL);
-		execvp(o.cmd[0], o.cmd);
+		/*
+		 * CMD's own exec goes through the shim too, so that it is checked,
+		 * reported, and flagged when the preload cannot follow it (a static
+		 * or set-id CMD): load the shim here and use its execvp.
+		 */
+		void *h = dlopen(shim, RTLD_NOW | RTLD_LOCAL);
+		int (*traced_execvp)(const char *, char *const[]) =
+		    h != NULL ? (int (*)(const char *, char *const[]))dlsym(h, "execvp") : NULL;
+		if (traced_execvp != NULL)
+			traced_execvp(o.cmd[0], o.cmd);
+		else
+			execvp(o.cmd[0], o.cmd);
 		int e = errno;
 		fprintf(stderr, "sandtrace: %s: %s\n", o.cmd[0],
 			e == ENOENT ? "command not found" : strerror(e));
@@ -653,7 +710,10 @@ static int cmd_run(int argc, char **argv)
 			kill(cpid, sig);
 	}
 
-	/* CMD is done: the daemon drains its clients, writes the end of the report and exits. */
+	/* CMD is done: tell the daemon how it ended (nobody traced reaped it), then
+	 * the daemon drains its clients, writes the end of the report and exits. */
+	if (!daemon_done && cpid > 0)
+		report_root_exit(sock, cpid, cst);
 	if (!daemon_done) {
 		kill(dpid, SIGTERM);
 		struct timespec deadline;

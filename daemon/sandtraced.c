@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
@@ -93,6 +94,7 @@ struct seen {
 struct daemon {
 	/* options */
 	const char *socket_path, *report_path, *policy_path, *log_path, *private_dir;
+	const char *allow_exec; /* the program the user named: read+exec allowed before any rule */
 	bool fence, no_cache, record_all, fail_open;
 	uint64_t arena_size;
 	long parent_pid;
@@ -485,6 +487,19 @@ static int on_EXIT(struct daemon *d, struct client *c, const struct sandtrace_fr
 	if (f->len != sizeof(e))
 		return -EPROTO;
 	memcpy(&e, payload, sizeof(e));
+	if (f->flags & SANDTRACE_EF_CHILD) {
+		/* a parent reaped a child: the wait status is the truth about
+		 * how the child's last image ended (signals as 128+N) */
+		struct image *ch = image_of(d, (int32_t)e.reserved);
+		if (ch != NULL && !ch->exited) {
+			int st = e.status;
+			ch->exited = true;
+			ch->exit_status = WIFEXITED(st)	    ? WEXITSTATUS(st)
+					  : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
+							    : -1;
+		}
+		return 0;
+	}
 	if (c->pid == 0)
 		c->pid = c->peer_pid;
 	struct image *im = image_get(d, c->pid, c->uid);
@@ -492,8 +507,12 @@ static int on_EXIT(struct daemon *d, struct client *c, const struct sandtrace_fr
 		internal_error(d, "EXIT", -ENOMEM);
 		return 0;
 	}
-	im->exited = true;
-	im->exit_status = e.status;
+	/* -1: sent from a destructor, the status is not known here; the
+	 * parent's wait (EF_CHILD) will tell */
+	if (e.status != -1) {
+		im->exited = true;
+		im->exit_status = e.status;
+	}
 	/* Kept per image, not added: a second EXIT (another thread) must not count twice. */
 	im->have_counters = true;
 	im->calls = e.calls;
@@ -881,6 +900,7 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 		O_READY_FD,
 		O_LOG,
 		O_PRIVATE_DIR,
+		O_ALLOW_EXEC,
 		O_HELP
 	};
 	static const struct option opts[] = {
@@ -896,6 +916,7 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 	    {"ready-fd", required_argument, NULL, O_READY_FD},
 	    {"log", required_argument, NULL, O_LOG},
 	    {"private-dir", required_argument, NULL, O_PRIVATE_DIR},
+	    {"allow-exec", required_argument, NULL, O_ALLOW_EXEC},
 	    {"help", no_argument, NULL, O_HELP},
 	    {NULL, 0, NULL, 0},
 	};
@@ -928,6 +949,9 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 			break;
 		case O_LOG:
 			d->log_path = optarg;
+			break;
+		case O_ALLOW_EXEC:
+			d->allow_exec = optarg;
 			break;
 		case O_PRIVATE_DIR:
 			d->private_dir = optarg;
@@ -969,6 +993,20 @@ static void setup_policy(struct daemon *d, const char *cwd)
 				 sizeof(err));
 	if (rc < 0)
 		fatal("%s", err);
+	if (d->allow_exec != NULL && d->allow_exec[0] == '/' && d->policy.nrules + 1 > 0) {
+		/* the command the user typed runs even under a fence: its rule
+		 * goes first (first match wins) */
+		size_t before = d->policy.nrules;
+		if (st__policy_add(&d->policy, SANDTRACE_ALLOW,
+				   SANDTRACE_CLASS_READ | SANDTRACE_CLASS_EXEC, d->allow_exec,
+				   "command") < 0)
+			fatal("--allow-exec %s: not an absolute path", d->allow_exec);
+		size_t added = d->policy.nrules - before;
+		struct st__rule tmp[2];
+		memcpy(tmp, d->policy.rules + before, added * sizeof(tmp[0]));
+		memmove(d->policy.rules + added, d->policy.rules, before * sizeof(tmp[0]));
+		memcpy(d->policy.rules, tmp, added * sizeof(tmp[0]));
+	}
 	size_t size = st__policy_table_size(&d->policy);
 	if (d->have_arena) {
 		uint64_t off = sandtrace_arena_alloc(&d->arena, size);

@@ -156,12 +156,15 @@ static void env_free(struct st_env *e)
  * exec (static binaries, set-id programs for which ld.so drops LD_PRELOAD),
  * and a #! script's interpreter is an exec of its own.
  * ------------------------------------------------------------------------ */
+/* probe_exec's answer for a file that is not there: the exec will fail. */
+#define PROBE_MISSING 0xffffu
+
 static unsigned probe_exec(const char *path, char *interp, size_t icap)
 {
 	interp[0] = 0;
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
+		return errno == ENOENT || errno == ENOTDIR ? PROBE_MISSING : 0;
 	unsigned why = 0;
 	struct stat st;
 	uid_t ru, eu, su;
@@ -218,7 +221,13 @@ static void note_exec(struct st_acc *a)
 {
 	char interp[PATH_MAX];
 	const char *path = a->resolved ? a->rpath : a->abs;
+	interp[0] = 0;
 	unsigned why = (path && !a->skip) ? probe_exec(path, interp, sizeof(interp)) : 0;
+	if (why == PROBE_MISSING) {
+		/* the exec will fail with ENOENT: recorded as missing after it */
+		st__acc_done(a);
+		return;
+	}
 	if (why) {
 		struct sandtrace_access acc = {.kind = K_X, .flags = SANDTRACE_AF_UNTRACED,
 					       .aux = why, .path_len = (uint32_t)strlen(path)};
@@ -700,4 +709,26 @@ EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 	reaped(p, status ? status : &st);
 	errno = saved;
 	return p;
+}
+
+/* ---------------------------------------------------------------------------
+ * main's return value: libc calls exit() internally when main returns, past
+ * any interposition, so main itself is wrapped to learn the exit status.
+ * ------------------------------------------------------------------------ */
+typedef int (*st_main_fn)(int, char **, char **);
+static st_main_fn real_main;
+
+static int main_trampoline(int argc, char **argv, char **envp)
+{
+	int r = real_main(argc, argv, envp);
+	st__exit_hook(r & 0xff);
+	return r;
+}
+
+EXPORT int __libc_start_main(st_main_fn main, int argc, char **argv, void (*init)(void),
+			     void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	real_main = main;
+	return REAL(__libc_start_main)(main_trampoline, argc, argv, init, fini, rtld_fini,
+				       stack_end);
 }
