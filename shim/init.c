@@ -14,6 +14,7 @@
 
 struct st_state st__g = {.fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
 __thread int st__depth;
+__thread int st__level;
 static __thread struct st_tls *tls_bufs;
 static pthread_key_t tls_key;
 static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
@@ -153,7 +154,7 @@ void st__after_fork_child(void)
 
 bool st__enter(struct st_call *c)
 {
-	if (st__depth)
+	if (st__depth || st__level >= ST_MAX_LEVEL)
 		return false;
 	c->saved_errno = errno;
 	st__depth++;
@@ -162,12 +163,14 @@ bool st__enter(struct st_call *c)
 		st__depth--;
 		return false;
 	}
+	st__level++;
 	atomic_fetch_add_explicit(&st__g.calls, 1, memory_order_relaxed);
 	return true;
 }
 
 void st__leave(struct st_call *c)
 {
+	st__level--;
 	st__depth--;
 }
 

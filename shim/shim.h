@@ -79,10 +79,27 @@ struct st_state {
 };
 extern struct st_state st__g;
 
-/* Nesting depth of this thread inside the shim: nonzero means a call made
- * by the shim itself (or by a signal handler that interrupted it) and is
- * passed through unchecked. */
+/* Nesting depth of this thread inside the shim's own code: nonzero means a
+ * call made by the shim itself (or by a signal handler that interrupted it)
+ * and is passed through unchecked.  It is dropped to 0 while a wrapper
+ * forwards to the real function (ST_FORWARD), so that what the real function
+ * runs of the program's code (its own malloc opening files, a signal
+ * handler) is still seen. */
 extern __thread int st__depth;
+/* Wrappers active in this thread (1 = a plain call, 2 = a call made while a
+ * wrapper was forwarding); each level has its own access slots.  Deeper
+ * nesting passes through. */
+extern __thread int st__level;
+#define ST_MAX_LEVEL 2
+
+/* Forward to the real function: outside the shim's own code. */
+#define ST_FORWARD(expr)                                                                           \
+	({                                                                                         \
+		st__depth--;                                                                       \
+		__auto_type fwd_r_ = (expr);                                                       \
+		st__depth++;                                                                       \
+		fwd_r_;                                                                            \
+	})
 
 /* st__init - initialise on demand (also from the constructor).  Reads the
  * environment once into st__g, attaches the arena.  Never allocates with
@@ -122,13 +139,13 @@ struct st_acc {
  * stack may be a small alternate signal stack); a thread-exit destructor
  * unmaps them. */
 struct st_tls {
-	struct st_acc acc[2];
+	struct st_acc acc[2 * ST_MAX_LEVEL];
 	char scratch[ST_PATH_BUF];
 };
 /* st__tls - this thread's buffers, or NULL when they cannot be mapped (the
  * call then passes through unchecked). */
 struct st_tls *st__tls(void);
-#define st__tls_acc (st__tls()->acc)
+#define st__tls_acc (st__tls()->acc + 2 * (st__level - 1))
 
 /* Context of one wrapper call: errno is saved at entry and the real call's
  * errno is what the program sees. */

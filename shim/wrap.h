@@ -33,7 +33,7 @@
 			return failv;                                                              \
 		}                                                                                  \
 		errno = c_.saved_errno;                                                            \
-		type r_ = call;                                                                    \
+		type r_ = ST_FORWARD(call);                                                        \
 		int after_ = errno;                                                                \
 		st__post(a_, (failed) ? after_ : 0);                                               \
 		st__leave(&c_);                                                                    \
@@ -64,7 +64,7 @@
 			return failv;                                                              \
 		}                                                                                  \
 		errno = c_.saved_errno;                                                            \
-		type r_ = call;                                                                    \
+		type r_ = ST_FORWARD(call);                                                        \
 		int after_ = errno;                                                                \
 		st__post(a_, (failed) ? after_ : 0);                                               \
 		st__post(b_, (failed) ? after_ : 0);                                               \

@@ -255,11 +255,11 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	env_fix(envp, &env);
 	int r;
 	if (fexec)
-		r = REAL(fexecve)(dirfd, argv, env.envp);
+		r = ST_FORWARD(REAL(fexecve)(dirfd, argv, env.envp));
 	else if (dirfd == AT_FDCWD && !flags)
-		r = REAL(execve)(path, argv, env.envp);
+		r = ST_FORWARD(REAL(execve)(path, argv, env.envp));
 	else
-		r = REAL(execveat)(dirfd, path, argv, env.envp, flags);
+		r = ST_FORWARD(REAL(execveat)(dirfd, path, argv, env.envp, flags));
 	int after = errno;
 	env_free(&env);
 	if (after == ENOENT)
@@ -492,8 +492,8 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	struct st_env env;
 	env_fix(envp, &env);
 	errno = c.saved_errno;
-	r = search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env.envp)
-		   : REAL(posix_spawn)(pid, file, fa, attr, argv, env.envp);
+	r = ST_FORWARD(search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env.envp)
+			      : REAL(posix_spawn)(pid, file, fa, attr, argv, env.envp));
 	int after = errno;
 	env_free(&env);
 	st__leave(&c);
@@ -557,6 +557,9 @@ EXPORT pid_t fork(void)
 	st__init();
 	if (!st__g.active || st__depth)
 		return REAL(fork)();
+	/* inside the shim while the lock is held: a signal handler that runs
+	 * now passes through instead of waiting for the lock */
+	st__depth++;
 	pthread_mutex_lock(&st__g.lock);
 	pid_t p = REAL(fork)();
 	if (p == 0) {
@@ -566,6 +569,7 @@ EXPORT pid_t fork(void)
 		pthread_mutex_unlock(&st__g.lock);
 		errno = saved;
 	}
+	st__depth--;
 	return p;
 }
 EXPORT pid_t vfork(void)

@@ -397,7 +397,7 @@ EXPORT int futimens(int fd, const struct timespec *ts)
 		}                                                                                  \
 		st__acc_done(a_);                                                                  \
 		errno = c_.saved_errno;                                                            \
-		int r_ = call;                                                                     \
+		int r_ = ST_FORWARD(call);                                                         \
 		int after_ = errno;                                                                \
 		if (r_ >= 0)                                                                       \
 			st__record_path(AT_FDCWD, tmpl, K_W, true, 0);                             \
@@ -453,7 +453,7 @@ EXPORT char *mkdtemp(char *tmpl)
 	}
 	st__acc_done(a);
 	errno = c.saved_errno;
-	char *r = REAL(mkdtemp)(tmpl);
+	char *r = ST_FORWARD(REAL(mkdtemp)(tmpl));
 	int after = errno;
 	if (r)
 		st__record_path(AT_FDCWD, tmpl, K_W, true, 0);
@@ -585,7 +585,7 @@ EXPORT int chdir(const char *path)
 		return -1;
 	}
 	errno = c.saved_errno;
-	int r = REAL(chdir)(path);
+	int r = ST_FORWARD(REAL(chdir)(path));
 	int after = errno;
 	if (r == 0)
 		st__cwd_invalidate();

@@ -97,7 +97,7 @@ static void drop_tree(void)
 
 static ssize_t res(const char *rel, bool follow, char *out, bool *magic)
 {
-	static char in[ST_PATH_BUF], scratch[ST_PATH_BUF];
+	static char in[ST_PATH_BUF + PATH_MAX], scratch[ST_PATH_BUF];
 	snprintf(in, sizeof(in), "%s/%s", tree, rel);
 	return st__path_resolve(in, strlen(in), follow, out, ST_PATH_BUF, magic, scratch,
 				sizeof(scratch));
