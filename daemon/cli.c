@@ -49,7 +49,8 @@ static void usage(FILE *f)
 	    f,
 	    "usage: sandtrace run [OPTIONS] -- CMD [ARG...]\n"
 	    "       sandtrace env --socket PATH\n"
-	    "       sandtrace report [--list] FILE\n"
+	    "       sandtrace report [--list | --audit] FILE\n"
+	    "       sandtrace audit [--all] FILE\n"
 	    "       sandtrace --help | --version\n"
 	    "\n"
 	    "run options:\n"
@@ -72,6 +73,14 @@ static void usage(FILE *f)
 	    "  --pidfile FILE       write the daemon's pid to FILE\n"
 	    "  --log FILE           keep the daemon's log in FILE (default: removed at the end)\n"
 	    "  --arena-size BYTES   size of the shared-memory arena (K, M, G suffixes)\n"
+	    "\n"
+	    "dependency audit (run options; `ask` policy rules use them too):\n"
+	    "  --audit              map every file used to its package (report records)\n"
+	    "  --deps PKG,PKG       declared dependencies (debian/control syntax)\n"
+	    "  --deps-from DIR      declared: DIR/debian/control Build-Depends{,-Arch,-Indep}\n"
+	    "  --no-implicit-deps   do not declare Essential and build-essential's closure\n"
+	    "  --dpkg-root DIR      the dpkg database (default /var/lib/dpkg)\n"
+	    "  --owners FILE        a PATH<TAB>PACKAGE owner map instead of dpkg's lists\n"
 	    "\n"
 	    "Exit status: CMD's status (128+N when killed by signal N), 127 when CMD is not "
 	    "found,\n"
@@ -168,6 +177,8 @@ static char *preload_value(const char *shim)
 struct run_opts {
 	const char *policy, *report, *summary_file, *pidfile, *log, *arena_size;
 	bool fence, fail_open, strict, summary, no_cache, record_all;
+	const char *deps, *deps_from, *dpkg_root, *owners;
+	bool audit, no_implicit_deps;
 	char **cmd;
 };
 
@@ -395,9 +406,21 @@ static int cmd_run(int argc, char **argv)
 		O_RECORD,
 		O_LOG,
 		O_ARENA_SIZE,
+		O_AUDIT,
+		O_DEPS,
+		O_DEPS_FROM,
+		O_NO_IMPLICIT,
+		O_DPKG_ROOT,
+		O_OWNERS,
 		O_HELP
 	};
 	static const struct option opts[] = {
+	    {"audit", no_argument, NULL, O_AUDIT},
+	    {"deps", required_argument, NULL, O_DEPS},
+	    {"deps-from", required_argument, NULL, O_DEPS_FROM},
+	    {"no-implicit-deps", no_argument, NULL, O_NO_IMPLICIT},
+	    {"dpkg-root", required_argument, NULL, O_DPKG_ROOT},
+	    {"owners", required_argument, NULL, O_OWNERS},
 	    {"policy", required_argument, NULL, O_POLICY},
 	    {"report", required_argument, NULL, O_REPORT},
 	    {"fence", no_argument, NULL, O_FENCE},
@@ -420,6 +443,24 @@ static int cmd_run(int argc, char **argv)
 		switch (c) {
 		case O_POLICY:
 			o.policy = optarg;
+			break;
+		case O_AUDIT:
+			o.audit = true;
+			break;
+		case O_DEPS:
+			o.deps = optarg;
+			break;
+		case O_DEPS_FROM:
+			o.deps_from = optarg;
+			break;
+		case O_NO_IMPLICIT:
+			o.no_implicit_deps = true;
+			break;
+		case O_DPKG_ROOT:
+			o.dpkg_root = optarg;
+			break;
+		case O_OWNERS:
+			o.owners = optarg;
 			break;
 		case O_REPORT:
 			o.report = optarg;
@@ -591,6 +632,20 @@ static int cmd_run(int argc, char **argv)
 		if (o.arena_size) {
 			dv[n++] = "--arena-size";
 			dv[n++] = o.arena_size;
+		}
+		if (o.audit)
+			dv[n++] = "--audit";
+		if (o.no_implicit_deps)
+			dv[n++] = "--no-implicit-deps";
+		const char *pairs[][2] = {{"--deps", o.deps},
+					  {"--deps-from", o.deps_from},
+					  {"--dpkg-root", o.dpkg_root},
+					  {"--owners", o.owners}};
+		for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+			if (pairs[i][1] != NULL) {
+				dv[n++] = pairs[i][0];
+				dv[n++] = pairs[i][1];
+			}
 		}
 		char *cmd_path = find_command(o.cmd[0]);
 		if (cmd_path != NULL) {
@@ -912,19 +967,178 @@ static int list_one(json_t *obj, unsigned long lineno, void *ctx)
 	return 0;
 }
 
+/* ---- audit ---- */
+
+/* The audit records of a report, gathered by audit_one. */
+struct audit_view {
+	json_t *used, *unused, *unowned; /* arrays of records (references) */
+	json_t *summary;		 /* the "audit" record or NULL */
+};
+
+static int audit_one(json_t *obj, unsigned long lineno, void *ctx)
+{
+	struct audit_view *v = ctx;
+	(void)lineno;
+	const char *type = json_string_value(json_object_get(obj, "type"));
+	if (type == NULL)
+		return 0;
+	if (strcmp(type, "package") == 0)
+		json_array_append(json_is_true(json_object_get(obj, "used")) ? v->used : v->unused,
+				  obj);
+	else if (strcmp(type, "unowned") == 0)
+		json_array_append(v->unowned, obj);
+	else if (strcmp(type, "audit") == 0) {
+		json_decref(v->summary);
+		v->summary = json_incref(obj);
+	}
+	return 0;
+}
+
+static const char *str_or(json_t *o, const char *k, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : dflt;
+}
+
+/*
+ * Print the audit section of a report: packages used (file counts, a
+ * sample), undeclared ones (every path, the first pid), declared packages
+ * never used (direct declarations; the closure and implicit ones with
+ * all), files no package owns.  Returns 0, 1 when the report has no audit
+ * (a message on stderr), or 1 on a read error.
+ */
+static int print_audit(FILE *f, const char *file, bool all)
+{
+	struct audit_view v = {json_array(), json_array(), json_array(), NULL};
+	char errbuf[512];
+	int rc = st__report_read(file, audit_one, &v, errbuf, sizeof(errbuf));
+	int status = 0;
+	if (rc < 0) {
+		warnx("%s", rc == -EINVAL || rc == -ENOENT ? errbuf : strerror(-rc));
+		status = 1;
+		goto out;
+	}
+	if (v.summary == NULL) {
+		warnx("%s: no audit in this report (run with --audit, or ask rules)", file);
+		status = 1;
+		goto out;
+	}
+	bool decl = json_is_true(json_object_get(v.summary, "declarations"));
+	fprintf(f, "registry: %s (%lld packages, %lld files, loaded in %.1f ms, %.1f ms CPU)\n",
+		str_or(v.summary, "registry", "?"),
+		(long long)json_integer_value(json_object_get(v.summary, "registry_packages")),
+		(long long)json_integer_value(json_object_get(v.summary, "registry_files")),
+		json_real_value(json_object_get(v.summary, "load_ms")),
+		json_real_value(json_object_get(v.summary, "load_cpu_ms")));
+	size_t i;
+	json_t *p;
+	fprintf(f, "\npackages used: %zu\n", json_array_size(v.used));
+	json_array_foreach(v.used, i, p)
+	{
+		json_t *d = json_object_get(p, "declared");
+		fprintf(f, "  %-32s %5lld file%s  %-10s %s\n", str_or(p, "package", "?"),
+			(long long)json_integer_value(json_object_get(p, "files")),
+			json_integer_value(json_object_get(p, "files")) == 1 ? " " : "s",
+			json_is_string(d) ? json_string_value(d) : json_is_false(d) ? "UNDECLARED" : "-",
+			str_or(p, "sample", ""));
+	}
+	if (decl) {
+		size_t n = 0;
+		json_array_foreach(v.used, i, p) n += json_is_false(json_object_get(p, "declared"));
+		fprintf(f, "\nundeclared packages used: %zu\n", n);
+		json_array_foreach(v.used, i, p)
+		{
+			if (!json_is_false(json_object_get(p, "declared")))
+				continue;
+			json_int_t hidden = json_integer_value(json_object_get(p, "hidden"));
+			fprintf(f, "  %s (first used by pid %lld%s)\n", str_or(p, "package", "?"),
+				(long long)json_integer_value(json_object_get(p, "first_pid")),
+				hidden ? ", hidden by the fence" : "");
+			size_t j;
+			json_t *path;
+			json_array_foreach(json_object_get(p, "paths"), j, path)
+			    fprintf(f, "    %s\n", json_string_value(path));
+		}
+		size_t direct = 0, other = 0;
+		json_array_foreach(v.unused, i, p)
+		{
+			if (strcmp(str_or(p, "declared", ""), "direct") == 0)
+				direct++;
+			else
+				other++;
+		}
+		fprintf(f, "\ndeclared packages never used: %zu direct", direct);
+		if (other)
+			fprintf(f, " (and %zu from the closure or implicit%s)", other,
+				all ? "" : ": --all lists them");
+		fprintf(f, "\n");
+		json_array_foreach(v.unused, i, p)
+		{
+			bool d = strcmp(str_or(p, "declared", ""), "direct") == 0;
+			if (d)
+				fprintf(f, "  %s%s\n", str_or(p, "package", "?"),
+					json_is_false(json_object_get(p, "installed")) ? " (not installed)" : "");
+			else if (all)
+				fprintf(f, "  %s (%s)\n", str_or(p, "package", "?"),
+					str_or(p, "declared", "?"));
+		}
+	}
+	fprintf(f, "\nfiles used that no package owns: %zu\n", json_array_size(v.unowned));
+	json_array_foreach(v.unowned, i, p)
+	    fprintf(f, "  %s %s\n", str_or(p, "kind", "?"), str_or(p, "path", "?"));
+out:
+	json_decref(v.used);
+	json_decref(v.unused);
+	json_decref(v.unowned);
+	json_decref(v.summary);
+	return status;
+}
+
+static int cmd_audit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"all", no_argument, NULL, 'a'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	bool all = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
+		if (c == 'a') {
+			all = true;
+		} else if (c == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return SANDTRACE_EXIT_ERROR;
+		}
+	}
+	if (optind + 1 != argc) {
+		warnx("audit: need one FILE");
+		return SANDTRACE_EXIT_ERROR;
+	}
+	int rc = print_audit(stdout, argv[optind], all);
+	return fflush(stdout) == 0 ? rc : 1;
+}
+
 static int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"list", no_argument, NULL, 'l'},
+	    {"audit", no_argument, NULL, 'a'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	bool list = false;
+	bool list = false, audit = false;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		if (c == 'l') {
 			list = true;
+		} else if (c == 'a') {
+			audit = true;
 		} else if (c == 'h') {
 			usage(stdout);
 			return 0;
@@ -967,6 +1181,12 @@ static int cmd_report(int argc, char **argv)
 	}
 	print_summary(stdout, &s, true);
 	st__report_scan_free(&s);
+	if (audit) {
+		printf("\n");
+		fflush(stdout);
+		rc = print_audit(stdout, file, false);
+		return fflush(stdout) == 0 ? rc : 1;
+	}
 	return 0;
 }
 
@@ -991,6 +1211,8 @@ int main(int argc, char **argv)
 		return cmd_env(argc - 1, argv + 1);
 	if (strcmp(sub, "report") == 0)
 		return cmd_report(argc - 1, argv + 1);
+	if (strcmp(sub, "audit") == 0)
+		return cmd_audit(argc - 1, argv + 1);
 	warnx("unknown command \"%s\"", sub);
 	usage(stderr);
 	return SANDTRACE_EXIT_ERROR;

@@ -107,8 +107,10 @@ json_t *st__rec_access(const struct st__access_rec *r)
 	put(o, "pid", json_integer(r->pid), &ok);
 	put(o, "verdict", json_string(st__action_name(r->verdict)), &ok);
 	put(o, "err", json_integer(r->err), &ok);
-	if (r->asked_unknown)
-		put(o, "asked", json_string("unknown"), &ok);
+	if (r->asked)
+		put(o, "asked", json_string(r->asked), &ok);
+	if (r->package)
+		put(o, "package", json_string(r->package), &ok);
 	if (r->fail_open)
 		put(o, "fail_open", json_true(), &ok);
 	if (r->untraced)
@@ -130,6 +132,10 @@ json_t *st__rec_violation(const struct st__violation_rec *r)
 	put(o, "pid", json_integer(r->pid), &ok);
 	put(o, "class", json_string(st__class_name(r->cls)), &ok);
 	put(o, "rule", st__json_bytes(r->rule, strlen(r->rule)), &ok);
+	if (r->package) {
+		put(o, "package", json_string(r->package), &ok);
+		put(o, "hidden", json_boolean(r->hidden), &ok);
+	}
 	return finish(o, ok);
 }
 

@@ -34,7 +34,9 @@ struct st__access_rec {
 	int32_t pid;
 	unsigned verdict;   /* enum sandtrace_action applied by the shim */
 	int32_t err;	    /* errno of the real call, 0 on success */
-	bool asked_unknown; /* decided by an ask rule without a registry */
+	const char *asked;  /* an ask rule decided: "unknown" (no registry, or no owner),
+			       "declared", "undeclared"; NULL = no ask rule */
+	const char *package; /* the owning package of an asked path, or NULL */
 	bool fail_open;	    /* allowed only because the daemon was lost */
 	unsigned untraced;  /* enum sandtrace_untraced, 0 = traced */
 };
@@ -49,6 +51,8 @@ struct st__violation_rec {
 	int32_t pid;
 	unsigned cls;	  /* SANDTRACE_CLASS_* bit governing the access */
 	const char *rule; /* "default" or the rule's origin ("FILE:LINE") */
+	const char *package; /* ask rules: the undeclared package owning path, else NULL */
+	bool hidden;	     /* the shim refused the call (false: an ask reported, not enforced) */
 };
 json_t *st__rec_violation(const struct st__violation_rec *r);
 

@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -31,10 +32,12 @@
 #include <sandtrace/arena.h>
 #include <sandtrace/common.h>
 #include <sandtrace/ctrie.h>
+#include <sandtrace/log.h>
 #include <sandtrace/policy.h>
 #include <sandtrace/protocol.h>
 
 #include "policy_file.h"
+#include "registry.h"
 #include "report.h"
 #include "util.h"
 
@@ -96,6 +99,9 @@ struct daemon {
 	const char *socket_path, *report_path, *policy_path, *log_path, *private_dir;
 	const char *allow_exec; /* the program the user named: read+exec allowed before any rule */
 	bool fence, no_cache, record_all, fail_open;
+	/* the dependency auditor (registry.h) */
+	const char *dpkg_root, *owners_path, *deps_list, *deps_from;
+	bool audit, no_implicit_deps;
 	uint64_t arena_size;
 	long parent_pid;
 	int ready_fd;
@@ -107,6 +113,8 @@ struct daemon {
 	bool stopping;
 	bool parent_lost; /* the CLI died first: nobody will clean up after us */
 	struct sandtrace_arena arena;
+	struct sandtrace_log_reader logr; /* the record log in the arena (log.h) */
+	int64_t last_log_ns;
 	char arena_name[SANDTRACE_ARENA_NAME_MAX];
 	bool have_arena, arena_full_logged;
 	struct st__policy policy;
@@ -126,6 +134,19 @@ struct daemon {
 	uint64_t seq;
 	struct st__summary sum;
 	uint64_t internal_errors;
+
+	/* registry: loaded by a background thread, joined before the first use */
+	bool want_registry; /* ask rules or --audit */
+	enum { REG_NONE, REG_LOADING, REG_READY, REG_FAILED } reg_state;
+	pthread_t reg_thread;
+	struct st__registry reg;
+	struct st__deplist deps;
+	bool have_deps;
+	int reg_rc;
+	char reg_err[ST_POLICY_ERR_MAX];
+	size_t ndeclared_direct, ndeclared;
+	struct st__audit audit_log;
+	char cwd[PATH_MAX];
 };
 
 /* ---- small helpers ---- */
@@ -228,6 +249,141 @@ static struct image *image_get(struct daemon *d, int32_t pid, int64_t uid)
 	if (im == NULL && (im = image_new(d, pid)) != NULL)
 		im->uid = uid;
 	return im;
+}
+
+/* ---- the registry (background load) ---- */
+
+/*
+ * The loader thread: everything it touches (reg, deps, reg_rc, reg_err,
+ * the declared counts) is the main thread's only after pthread_join, which
+ * is the synchronisation point; the main thread does not look at them
+ * while reg_state is REG_LOADING.
+ */
+static void *registry_loader(void *arg)
+{
+	struct daemon *d = arg;
+	const char *root = d->dpkg_root ? d->dpkg_root : "/var/lib/dpkg";
+	int rc;
+	if (d->owners_path != NULL) /* files came from the map; status is optional */
+		rc = st__registry_load_status(&d->reg, root, d->dpkg_root == NULL, d->reg_err,
+					      sizeof(d->reg_err));
+	else
+		rc = st__registry_load_dpkg(&d->reg, root, d->reg_err, sizeof(d->reg_err));
+	if (rc == 0) {
+		rc = st__registry_declare(&d->reg, d->have_deps ? &d->deps : NULL,
+					  !d->no_implicit_deps, &d->ndeclared_direct, &d->ndeclared);
+		if (rc < 0)
+			snprintf(d->reg_err, sizeof(d->reg_err), "declared dependencies: %s",
+				 strerror(-rc));
+	}
+	d->reg_rc = rc;
+	return NULL;
+}
+
+/*
+ * registry_ready - wait for the loader (the first ask or the end of the run
+ * pays for it; later calls return at once).  Returns true when the registry
+ * can answer.  Main thread only.
+ */
+static bool registry_ready(struct daemon *d)
+{
+	if (d->reg_state == REG_LOADING) {
+		int64_t t0 = now_ns();
+		pthread_join(d->reg_thread, NULL);
+		double waited = (double)(now_ns() - t0) / 1e6;
+		if (d->reg_rc < 0) {
+			d->reg_state = REG_FAILED;
+			st__log("error: registry: %s", d->reg_err);
+			st__summary_reason(&d->sum, "registry: %s", d->reg_err);
+		} else {
+			d->reg_state = REG_READY;
+			st__log("registry %s: %llu package(s), %llu file(s), %llu director%s, "
+				"%llu diverted, loaded in %.1f ms (%.1f ms CPU; waited %.1f ms); %zu declared "
+				"(%zu direct)",
+				d->reg.source, (unsigned long long)d->reg.npackages,
+				(unsigned long long)d->reg.nfiles, (unsigned long long)d->reg.ndirs,
+				d->reg.ndirs == 1 ? "y" : "ies",
+				(unsigned long long)d->reg.ndiverted, d->reg.load_ms,
+				d->reg.load_cpu_ms, waited,
+				d->ndeclared, d->ndeclared_direct);
+		}
+	}
+	return d->reg_state == REG_READY;
+}
+
+/* How an ask rule judges path: "declared", "undeclared" or "unknown"; *pkg gets the owner. */
+static const char *ask_judge(struct daemon *d, const char *path, size_t len,
+			     const struct st__pkg **pkg)
+{
+	*pkg = NULL;
+	if (!registry_ready(d))
+		return "unknown";
+	struct st__pkg *p = st__registry_owner(&d->reg, path, len, NULL);
+	/*
+	 * dpkg lists directories as well as files, and an empty directory (or
+	 * one whose contents come from another package) looks like a file in
+	 * a .list: a directory is never owned.  One stat, once per path.
+	 */
+	struct stat st;
+	char buf[PATH_MAX];
+	if (p != NULL && len < sizeof(buf)) {
+		memcpy(buf, path, len);
+		buf[len] = '\0';
+		if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+			p = NULL;
+	}
+	*pkg = p;
+	if (p == NULL)
+		return "unknown";
+	return p->declared != ST_DECL_NO ? "declared" : "undeclared";
+}
+
+/*
+ * Start the loader when ask rules or --audit need it: parse the declared
+ * dependencies and an owner map here (their errors stop the start, with
+ * file and line), read the dpkg database in the background.
+ */
+static void setup_registry(struct daemon *d, void (*fatal_fn)(const char *, ...))
+{
+	for (size_t i = 0; i < d->policy.nrules; i++)
+		if (d->policy.rules[i].action == SANDTRACE_ASK)
+			d->want_registry = true;
+	if (d->audit)
+		d->want_registry = true;
+	if (!d->want_registry)
+		return;
+	char err[ST_POLICY_ERR_MAX];
+	int rc;
+	st__registry_init(&d->reg, ST_REG_DETECT_USRMERGE);
+	if (d->deps_list != NULL) {
+		d->have_deps = true;
+		rc = st__deps_parse(d->deps_list, strlen(d->deps_list), "amd64", "--deps", 0,
+				    &d->deps, err, sizeof(err));
+		if (rc < 0)
+			fatal_fn("%s", err);
+	}
+	if (d->deps_from != NULL) {
+		d->have_deps = true;
+		rc = st__control_build_deps(d->deps_from, "amd64", &d->deps, err, sizeof(err));
+		if (rc < 0)
+			fatal_fn("--deps-from: %s", err);
+	}
+	if (d->owners_path != NULL) {
+		rc = st__registry_load_owners(&d->reg, d->owners_path, err, sizeof(err));
+		if (rc < 0)
+			fatal_fn("--owners: %s", err);
+	} else {
+		/* a missing database is a usage error, said before the build starts */
+		const char *root = d->dpkg_root ? d->dpkg_root : "/var/lib/dpkg";
+		char st[PATH_MAX];
+		snprintf(st, sizeof(st), "%s/status", root);
+		if (access(st, R_OK) < 0)
+			fatal_fn("--dpkg-root %s: %s: %s", root, st, strerror(errno));
+	}
+	rc = pthread_create(&d->reg_thread, NULL, registry_loader, d);
+	if (rc != 0)
+		fatal_fn("starting the registry loader: %s", strerror(rc));
+	d->reg_state = REG_LOADING;
 }
 
 /* ---- replies ---- */
@@ -350,6 +506,13 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 	unsigned cls = sandtrace_kind_class(a->kind);
 	int rule = -1;
 	unsigned action = st__policy_decide(d->ptab_base, d->ptab, cls, path, len, NULL, &rule);
+	const char *asked = NULL;
+	const struct st__pkg *owner = NULL;
+	if (action == SANDTRACE_ASK || (a->flags & SANDTRACE_AF_ASKED))
+		asked = ask_judge(d, path, len, &owner);
+	bool denied = (a->flags & SANDTRACE_AF_DENIED) != 0;
+	/* Without a fence an undeclared package is reported, not hidden (MacPorts hides it). */
+	bool undeclared = asked != NULL && strcmp(asked, "undeclared") == 0;
 
 	/* Dedupe key: kind [+ pid with --record-all] + path bytes. */
 	size_t klen = 1 + (d->record_all ? sizeof(int32_t) : 0) + len;
@@ -377,7 +540,8 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 		    .pid = c->pid,
 		    .verdict = a->verdict,
 		    .err = a->err,
-		    .asked_unknown = (a->flags & SANDTRACE_AF_ASKED) || action == SANDTRACE_ASK,
+		    .asked = asked,
+		    .package = owner ? owner->name : NULL,
 		    .fail_open = (a->flags & SANDTRACE_AF_FAIL_OPEN) != 0,
 		    .untraced = (a->flags & SANDTRACE_AF_UNTRACED) ? (a->aux ? a->aux : 3u) : 0,
 		};
@@ -385,6 +549,9 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 			internal_error(d, "writing the report", d->report.error);
 		d->sum.accesses++;
 		d->report_dirty = true;
+		if (d->want_registry &&
+		    st__audit_note(&d->audit_log, a->kind, path, len, c->pid, a->err, denied) < 0)
+			internal_error(d, "audit", -ENOMEM);
 		rc = set_add(&d->paths, path, len);
 		if (rc > 0)
 			d->sum.unique_paths++;
@@ -392,7 +559,8 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 	if (rc < 0)
 		internal_error(d, "record", rc);
 
-	if (a->flags & SANDTRACE_AF_DENIED) {
+	if (denied || (undeclared && a->kind != SANDTRACE_KIND_MISSING &&
+		       a->kind != SANDTRACE_KIND_WRITE)) {
 		rc = set_add(&d->violated, key, klen);
 		if (rc > 0) {
 			struct st__violation_rec v = {
@@ -403,6 +571,8 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 			    .pid = c->pid,
 			    .cls = cls,
 			    .rule = rule >= 0 ? d->policy.rules[rule].origin : "default",
+			    .package = undeclared && owner ? owner->name : NULL,
+			    .hidden = denied,
 			};
 			if (st__report_emit(&d->report, st__rec_violation(&v)) < 0)
 				internal_error(d, "writing the report", d->report.error);
@@ -429,10 +599,22 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 		int err = 0;
 		unsigned action =
 		    st__policy_decide(d->ptab_base, d->ptab, cls, v.path, v.a.path_len, &err, NULL);
-		/* No package registry yet: an ask is answered allow (records say
-		 * "asked":"unknown"). */
-		if (action == SANDTRACE_ASK)
-			action = SANDTRACE_ALLOW;
+		/*
+		 * Ask rules, MacPorts semantics: allowed when a declared package
+		 * owns the path or none does ("unknown"); owned by an undeclared
+		 * package: hidden (ENOENT) under a fence, allowed and reported
+		 * as a violation (record_path) otherwise.  A registry that failed
+		 * to load answers like "unknown", except under a fence, which
+		 * fails closed.
+		 */
+		if (action == SANDTRACE_ASK) {
+			const struct st__pkg *owner;
+			const char *how = ask_judge(d, v.path, v.a.path_len, &owner);
+			bool hide = d->fence && (strcmp(how, "undeclared") == 0 ||
+						 d->reg_state == REG_FAILED);
+			action = hide ? SANDTRACE_DENY : SANDTRACE_ALLOW;
+			err = hide ? ENOENT : 0;
+		}
 		if (d->have_arena) {
 			uint32_t val = action | (err == EACCES ? SANDTRACE_V_EACCES : 0u);
 			rc = sandtrace_ctrie_insert(&d->arena, SANDTRACE_KEY_VERDICT | cls, v.path,
@@ -716,6 +898,47 @@ static unsigned accept_all(struct daemon *d)
 	}
 }
 
+/* How often the record log in the arena is drained while the run goes on. */
+#define LOG_INTERVAL_MS 20
+
+/* One entry of the arena's record log: dispatched like the socket message it
+ * stands for, from a client that is only the writer's pid and uid (frame.seq
+ * carries the uid in the log).  Only records are valid there. */
+static int on_log_entry(void *ctx, const struct sandtrace_log_entry *e, const uint8_t *payload)
+{
+	struct daemon *d = ctx;
+	unsigned t = e->frame.type;
+	struct sandtrace_access a;
+	if (t == SANDTRACE_MSG_ACCESS &&
+	    (e->frame.len < sizeof(a) ||
+	     (memcpy(&a, payload, sizeof(a)), (a.flags & SANDTRACE_AF_REPLY) != 0)))
+		t = SANDTRACE_MSG_MAX;
+	if (t != SANDTRACE_MSG_HELLO && t != SANDTRACE_MSG_ACCESS && t != SANDTRACE_MSG_EXIT) {
+		d->logr.bad++;
+		return 0;
+	}
+	struct client pc = {.fd = -1, .peer_pid = e->pid, .uid = (int64_t)e->frame.seq,
+			    .pid = e->pid, .hello = true};
+	if (dispatch[t](d, &pc, &e->frame, payload) < 0)
+		d->logr.bad++;
+	return 0;
+}
+
+static void drain_log(struct daemon *d, bool force)
+{
+	if (!d->have_arena)
+		return;
+	int64_t now = now_ns();
+	if (!force && now - d->last_log_ns < (int64_t)LOG_INTERVAL_MS * 1000000)
+		return;
+	d->last_log_ns = now;
+	long n = sandtrace_log_drain(&d->arena, &d->logr, on_log_entry, d);
+	if (n < 0)
+		internal_error(d, "draining the record log", (int)n);
+	else if (n > 0)
+		d->report_dirty = true;
+}
+
 static void maybe_flush(struct daemon *d, bool force)
 {
 	if (!d->report_dirty)
@@ -743,7 +966,7 @@ static void serve(struct daemon *d)
 {
 	struct epoll_event evs[128];
 	while (!d->stopping) {
-		int timeout = d->report_dirty ? 0 : -1;
+		int timeout = d->report_dirty ? 0 : d->have_arena ? LOG_INTERVAL_MS : -1;
 		int n = epoll_wait(d->epfd, evs, 128, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -752,6 +975,7 @@ static void serve(struct daemon *d)
 			return;
 		}
 		if (n == 0) {
+			drain_log(d, false);
 			maybe_flush(d, true); /* idle */
 			continue;
 		}
@@ -764,6 +988,7 @@ static void serve(struct daemon *d)
 			else
 				client_read(d, p, READS_PER_WAKEUP);
 		}
+		drain_log(d, false);
 		maybe_flush(d, false);
 		if (d->parent_pid > 0 && getppid() != (pid_t)d->parent_pid) {
 			st__log("parent %ld is gone: shutting down", d->parent_pid);
@@ -784,6 +1009,10 @@ static void drain(struct daemon *d)
 		if (accepted == 0 && round > 0)
 			break;
 	}
+	drain_log(d, true);
+	if (d->logr.bad)
+		st__log("record log: %llu malformed entries skipped",
+			(unsigned long long)d->logr.bad);
 }
 
 static void finish_report(struct daemon *d)
@@ -813,6 +1042,12 @@ static void finish_report(struct daemon *d)
 			d->sum.hits += im->hits;
 			d->sum.messages += im->messages;
 		}
+	}
+	if (d->want_registry && registry_ready(d)) {
+		int rc = st__audit_emit(&d->audit_log, &d->reg, d->have_deps, d->cwd,
+					getenv("TMPDIR"), &d->report);
+		if (rc < 0)
+			internal_error(d, "writing the audit", rc);
 	}
 	if (d->sum.untraced)
 		st__summary_reason(&d->sum, "%llu untraced program(s) executed",
@@ -859,7 +1094,9 @@ static void usage(FILE *f)
 	    "usage: sandtraced --socket PATH --report FILE [--policy FILE] [--fence] [--no-cache]\n"
 	    "                  [--record-all] [--fail-open] [--arena-size BYTES] [--parent-pid "
 	    "PID]\n"
-	    "                  [--ready-fd N] [--log FILE] [--private-dir DIR] [-- CMD ARG...]\n"
+	    "                  [--ready-fd N] [--log FILE] [--private-dir DIR]\n"
+	    "                  [--audit] [--deps PKG,PKG] [--deps-from DIR] [--no-implicit-deps]\n"
+	    "                  [--dpkg-root DIR] [--owners FILE] [-- CMD ARG...]\n"
 	    "The operands after -- are the traced command, written to the report's run record.\n"
 	    "--private-dir: the CLI's directory, emptied and removed if the parent dies first.\n");
 }
@@ -885,6 +1122,18 @@ static void fatal(const char *fmt, ...)
 	exit(EXIT_STARTUP);
 }
 
+/* fatal() for callers that take a function pointer. */
+static void fatal_v(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void fatal_v(const char *fmt, ...)
+{
+	char msg[ST_POLICY_ERR_MAX + 64];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fatal("%s", msg);
+}
+
 static void parse_options(struct daemon *d, int argc, char **argv)
 {
 	enum {
@@ -901,6 +1150,12 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 		O_LOG,
 		O_PRIVATE_DIR,
 		O_ALLOW_EXEC,
+		O_AUDIT,
+		O_DEPS,
+		O_DEPS_FROM,
+		O_NO_IMPLICIT,
+		O_DPKG_ROOT,
+		O_OWNERS,
 		O_HELP
 	};
 	static const struct option opts[] = {
@@ -917,6 +1172,12 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 	    {"log", required_argument, NULL, O_LOG},
 	    {"private-dir", required_argument, NULL, O_PRIVATE_DIR},
 	    {"allow-exec", required_argument, NULL, O_ALLOW_EXEC},
+	    {"audit", no_argument, NULL, O_AUDIT},
+	    {"deps", required_argument, NULL, O_DEPS},
+	    {"deps-from", required_argument, NULL, O_DEPS_FROM},
+	    {"no-implicit-deps", no_argument, NULL, O_NO_IMPLICIT},
+	    {"dpkg-root", required_argument, NULL, O_DPKG_ROOT},
+	    {"owners", required_argument, NULL, O_OWNERS},
 	    {"help", no_argument, NULL, O_HELP},
 	    {NULL, 0, NULL, 0},
 	};
@@ -955,6 +1216,24 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 			break;
 		case O_PRIVATE_DIR:
 			d->private_dir = optarg;
+			break;
+		case O_AUDIT:
+			d->audit = true;
+			break;
+		case O_DEPS:
+			d->deps_list = optarg;
+			break;
+		case O_DEPS_FROM:
+			d->deps_from = optarg;
+			break;
+		case O_NO_IMPLICIT:
+			d->no_implicit_deps = true;
+			break;
+		case O_DPKG_ROOT:
+			d->dpkg_root = optarg;
+			break;
+		case O_OWNERS:
+			d->owners_path = optarg;
 			break;
 		case O_ARENA_SIZE:
 			if (st__parse_size(optarg, &d->arena_size) < 0 ||
@@ -1104,10 +1383,16 @@ int main(int argc, char **argv)
 		created_arena = d->arena_name;
 	}
 	setup_policy(d, cwd);
+	strlcpy(d->cwd, cwd, sizeof(d->cwd));
+	setup_registry(d, fatal_v);
 	if (d->have_arena) {
 		int rc = sandtrace_ctrie_init(&d->arena);
 		if (rc < 0)
 			fatal("starting the Ctrie: %s", strerror(-rc));
+		/* 1M chunk slots: 8 MiB of table, touched only as used */
+		rc = sandtrace_log_init(&d->arena, 1u << 20);
+		if (rc < 0)
+			fatal("starting the record log: %s", strerror(-rc));
 	}
 
 	int rc = st__report_open(&d->report, d->report_path, false);
@@ -1183,6 +1468,11 @@ int main(int argc, char **argv)
 	set_free(&d->paths);
 	st__policy_free(&d->policy);
 	st__summary_free(&d->sum);
+	if (d->reg_state == REG_LOADING)
+		registry_ready(d);
+	st__registry_free(&d->reg);
+	st__deplist_free(&d->deps);
+	st__audit_free(&d->audit_log);
 	free(d->ptab_private);
 	st__log("done: %llu process image(s), %llu access record(s), %llu violation(s)",
 		(unsigned long long)d->sum.processes, (unsigned long long)d->sum.accesses,

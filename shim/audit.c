@@ -10,6 +10,7 @@
 #include "sandtrace/arena.h"
 #include "sandtrace/common.h"
 #include "sandtrace/ctrie.h"
+#include "sandtrace/log.h"
 #include "sandtrace/protocol.h"
 
 /*
@@ -26,6 +27,8 @@
 static struct sandtrace_arena arena;
 static int arena_state; /* 0 untried, 1 attached, -1 none */
 static int sock = -1;
+static uint64_t chunk;   /* this module's record-log chunk (a writer of its own) */
+static int32_t chunk_pid;
 static char sock_path[108];
 static const char *own_lib, *own_audit; /* our own objects are not the build's inputs */
 
@@ -94,11 +97,31 @@ EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 	    sandtrace_ctrie_insert(&arena, SANDTRACE_KIND_READ, name, len, SANDTRACE_V_RECORDED,
 				   NULL) == 0)
 		return 0; /* recorded already */
+	struct sandtrace_access acc = {.kind = SANDTRACE_KIND_READ, .path_len = (uint32_t)len};
+	struct iovec iov[2] = {{&acc, sizeof(acc)}, {(void *)name, len}};
+	if (arena_state == 1) {
+		/* the record log first: no connection for a process whose loads
+		 * were all seen before, and none for the others either */
+		int32_t pid = (int32_t)syscall(SYS_getpid);
+		if (chunk && chunk_pid != pid)
+			chunk = 0;
+		for (int tries = 0; tries < 2; tries++) {
+			if (!chunk) {
+				chunk = sandtrace_log_chunk_new(&arena, SANDTRACE_LOG_CHUNK, pid);
+				chunk_pid = pid;
+			}
+			if (!chunk)
+				break;
+			if (sandtrace_log_append(&arena, chunk, pid, (uint32_t)syscall(SYS_getuid),
+						 SANDTRACE_MSG_ACCESS, 0, iov, 2) == 0)
+				return 0;
+			sandtrace_log_seal(&arena, chunk);
+			chunk = 0;
+		}
+	}
 	connect_once();
 	if (sock < 0)
 		return 0;
-	struct sandtrace_access acc = {.kind = SANDTRACE_KIND_READ, .path_len = (uint32_t)len};
-	struct iovec iov[2] = {{&acc, sizeof(acc)}, {(void *)name, len}};
 	if (sandtrace_proto_send(sock, SANDTRACE_MSG_ACCESS, 0, 0, iov, 2) < 0) {
 		syscall(SYS_close, sock);
 		sock = -1;

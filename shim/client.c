@@ -6,6 +6,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "sandtrace/log.h"
 #include "shim.h"
 
 /* How long a request waits for its verdict (ms), and how long a blocked send
@@ -132,11 +133,86 @@ static void send_hello_locked(void)
 	}
 	if (!st__g.arena.base && st__g.arena_name[0])
 		flags |= st__g.arena_err == -EPROTO ? SANDTRACE_HF_ARENA_BAD : SANDTRACE_HF_NO_ARENA;
+	if (st__g.hello_logged)
+		flags |= SANDTRACE_HF_THREAD; /* the image is known from the log */
 	h.argv_len = (uint32_t)alen;
 	struct iovec iov[3] = {{&h, sizeof(h)}, {exe, h.exe_len}, {argv, alen}};
 	send_locked(SANDTRACE_MSG_HELLO, flags, iov, 3);
 	if (argv)
 		munmap(argv, cap);
+}
+
+int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n)
+{
+	if (!st__g.arena.base || !st__g.log_ok)
+		return -1;
+	struct st_tls *t = st__tls();
+	if (!t)
+		return -1;
+	/* acquire: pairs with the release increment in a forked child */
+	unsigned gen = atomic_load_explicit(&st__g.fork_gen, memory_order_acquire);
+	if (t->chunk && t->chunk_gen != gen)
+		t->chunk = 0; /* the parent's chunk, inherited through fork: not ours */
+	uint64_t need = sizeof(struct sandtrace_log_entry) + 8;
+	for (int i = 0; i < n; i++)
+		need += iov[i].iov_len;
+	for (int tries = 0; tries < 2; tries++) {
+		if (!t->chunk) {
+			uint64_t cap = need > SANDTRACE_LOG_CHUNK ? (need + 4095) & ~(uint64_t)4095
+								  : SANDTRACE_LOG_CHUNK;
+			if (cap > UINT32_MAX)
+				return -1;
+			t->chunk = sandtrace_log_chunk_new(&st__g.arena, (uint32_t)cap, st__g.pid);
+			t->chunk_gen = gen;
+			if (!t->chunk)
+				return -1; /* table or arena full: the socket takes over */
+		}
+		int r = sandtrace_log_append(&st__g.arena, t->chunk, st__g.pid, st__g.uid, type,
+					     flags, iov, n);
+		if (r == 0)
+			return 0;
+		sandtrace_log_seal(&st__g.arena, t->chunk);
+		t->chunk = 0;
+	}
+	return -1;
+}
+
+void st__log_seal(struct st_tls *t)
+{
+	if (t && t->chunk && st__g.arena.base &&
+	    t->chunk_gen == atomic_load_explicit(&st__g.fork_gen, memory_order_acquire))
+		sandtrace_log_seal(&st__g.arena, t->chunk);
+	if (t)
+		t->chunk = 0;
+}
+
+/* HELLO without a system call but readlink: argv as the constructor got it. */
+bool st__log_hello(void)
+{
+	enum { MAX_PARTS = 256 };
+	if (!st__g.arena.base || !st__g.log_ok || !st__g.argv || st__g.argc + 2 > MAX_PARTS)
+		return false;
+	struct sandtrace_hello h = {.pid = st__g.pid, .ppid = (int32_t)syscall(SYS_getppid)};
+	char exe[PATH_MAX];
+	ssize_t n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, sizeof(exe));
+	h.exe_len = n > 0 ? (uint32_t)n : 0;
+	struct iovec iov[MAX_PARTS];
+	int k = 0;
+	iov[k++] = (struct iovec){&h, sizeof(h)};
+	iov[k++] = (struct iovec){exe, h.exe_len};
+	uint64_t alen = 0;
+	for (int i = 0; i < st__g.argc && st__g.argv[i]; i++) {
+		size_t l = strlen(st__g.argv[i]) + 1; /* with its NUL */
+		iov[k++] = (struct iovec){st__g.argv[i], l};
+		alen += l;
+	}
+	if (alen > SANDTRACE_MAX_PAYLOAD / 2)
+		return false;
+	h.argv_len = (uint32_t)alen;
+	if (st__log_record(SANDTRACE_MSG_HELLO, 0, iov, k) != 0)
+		return false;
+	st__g.hello_logged = true;
+	return true;
 }
 
 void st__hello(void)
@@ -153,6 +229,10 @@ int st__send_access(const struct sandtrace_access *acc, const char *path, size_t
 {
 	int saved = errno, r = -EPIPE;
 	struct iovec iov[3] = {{(void *)acc, sizeof(*acc)}, {(void *)path, len}, {(void *)path2, len2}};
+	if (st__log_record(SANDTRACE_MSG_ACCESS, 0, iov, path2 ? 3 : 2) == 0) {
+		errno = saved;
+		return 0;
+	}
 	pthread_mutex_lock(&st__g.lock);
 	if (conn_locked())
 		r = send_locked(SANDTRACE_MSG_ACCESS, 0, iov, path2 ? 3 : 2);
@@ -201,6 +281,12 @@ void st__send_exit(int status, bool child, pid_t pid)
 	    .hits = atomic_load_explicit(&st__g.hits, memory_order_relaxed),
 	    .messages = atomic_load_explicit(&st__g.messages, memory_order_relaxed)};
 	struct iovec iov[1] = {{&e, sizeof(e)}};
+	if (st__log_record(SANDTRACE_MSG_EXIT, child ? SANDTRACE_EF_CHILD : 0, iov, 1) == 0) {
+		if (!child)
+			st__log_seal(st__tls());
+		errno = saved;
+		return;
+	}
 	pthread_mutex_lock(&st__g.lock);
 	if (conn_locked())
 		send_locked(SANDTRACE_MSG_EXIT, child ? SANDTRACE_EF_CHILD : 0, iov, 1);

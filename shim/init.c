@@ -21,6 +21,7 @@ static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
 
 static void tls_free(void *p)
 {
+	st__log_seal(p);
 	munmap(p, sizeof(struct st_tls));
 }
 
@@ -106,6 +107,8 @@ void st__init(void)
 	const char *f = env_get(SANDTRACE_ENV_FLAGS);
 	st__g.flags = f ? (unsigned)strtoul(f, NULL, 10) : 0;
 	st__g.active = st__g.socket_path[0] != 0;
+	st__g.pid = (int32_t)syscall(SYS_getpid);
+	st__g.uid = (uint32_t)syscall(SYS_getuid);
 	if (st__g.active && st__g.arena_name[0] && !(st__g.flags & SANDTRACE_F_NO_CACHE)) {
 		int r = sandtrace_arena_attach(&st__g.arena, st__g.arena_name);
 		if (r < 0) {
@@ -126,6 +129,8 @@ void st__init(void)
 				ok = sandtrace_arena_ptr(&st__g.arena, t->rules[i].prefix_off,
 							 t->rules[i].prefix_len) != NULL;
 			if (ok) {
+				st__g.log_ok = atomic_load_explicit(&h->log_table,
+								    memory_order_acquire) != 0;
 				st__g.policy = t;
 				st__g.trivial_policy =
 				    t->nrules == 0 && t->default_action == SANDTRACE_ALLOW;
@@ -146,6 +151,10 @@ void st__after_fork_child(void)
 		syscall(SYS_close, st__g.fd);
 	st__g.fd = -1;
 	st__g.fd_pid = 0;
+	st__g.pid = (int32_t)syscall(SYS_getpid);
+	st__g.hello_logged = false;
+	/* release: a thread that sees the new generation drops its chunk */
+	atomic_fetch_add_explicit(&st__g.fork_gen, 1, memory_order_release);
 	atomic_store_explicit(&st__g.calls, 0, memory_order_relaxed);
 	atomic_store_explicit(&st__g.hits, 0, memory_order_relaxed);
 	atomic_store_explicit(&st__g.messages, 0, memory_order_relaxed);
@@ -174,11 +183,16 @@ void st__leave(struct st_call *c)
 	st__depth--;
 }
 
-__attribute__((constructor)) static void st_ctor(void)
+/* glibc passes (argc, argv, envp) to the constructors of preloaded objects. */
+__attribute__((constructor)) static void st_ctor(int argc, char **argv, char **envp)
 {
 	st__depth++;
 	st__init();
-	if (st__g.active)
+	st__g.argc = argc;
+	st__g.argv = argv;
+	/* the process record goes to the arena's log: no connection is made
+	 * unless this process needs an answer from the daemon */
+	if (st__g.active && !st__log_hello())
 		st__hello();
 	st__depth--;
 }

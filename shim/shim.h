@@ -6,7 +6,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fts.h>
 #include <ftw.h>
+#include <glob.h>
 #include <limits.h>
 #include <pthread.h>
 #include <spawn.h>
@@ -16,8 +18,11 @@
 #include <stdio.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/time.h>
 #include <sys/types.h>
+#include <sys/xattr.h>
 #include <utime.h>
 
 #include "sandtrace/arena.h"
@@ -73,6 +78,14 @@ struct st_state {
 	/* per-process statistics (relaxed atomics) */
 	_Atomic uint64_t calls, hits, messages;
 	_Atomic int exit_sent;
+	/* the record log (log.h) */
+	bool log_ok;                  /* the arena has a log table */
+	int32_t pid;                  /* this process (refreshed after fork) */
+	uint32_t uid;
+	_Atomic unsigned fork_gen;    /* bumped in a forked child: chunks are per process */
+	bool hello_logged;            /* this image's HELLO went to the log */
+	int argc;                     /* from the constructor, for HELLO */
+	char **argv;
 	/* cwd cache, a seqlock: gen odd while a writer updates it */
 	_Atomic unsigned cwd_gen;
 	_Atomic int cwd_valid;
@@ -139,6 +152,8 @@ struct st_acc {
  * stack may be a small alternate signal stack); a thread-exit destructor
  * unmaps them. */
 struct st_tls {
+	uint64_t chunk;          /* this thread's record-log chunk in the arena, or 0 */
+	unsigned chunk_gen;      /* st__g.fork_gen when the chunk was taken */
 	struct st_acc acc[2 * ST_MAX_LEVEL];
 	char scratch[ST_PATH_BUF];
 };
@@ -198,6 +213,13 @@ int st__send_access(const struct sandtrace_access *acc, const char *path, size_t
 int st__request(unsigned kind, const char *path, size_t len, struct sandtrace_verdict *v);
 void st__send_exit(int status, bool child, pid_t pid);
 void st__hello(void);
+/* st__log_record - append a record to this thread's chunk of the arena's log.
+ * 0, or -1 when there is no log (or it is full): send it over the socket. */
+int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n);
+/* st__log_hello - this image's HELLO, to the log (argv from the constructor). */
+bool st__log_hello(void);
+/* st__log_seal - the thread is done with its chunk. */
+void st__log_seal(struct st_tls *t);
 
 /* Exec support (wrap_exec.c). */
 void st__exit_hook(int status);

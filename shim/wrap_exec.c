@@ -536,12 +536,18 @@ EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int 
 }
 EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa, const char *path)
 {
+	/* the child's chdir is a lookup, judged here like addopen's open */
 	struct st_call c;
-	if (path && st__enter(&c)) {
-		st__record_path(AT_FDCWD, path, K_Q, false, 0);
-		st__leave(&c);
-		errno = c.saved_errno;
-	}
+	if (!path || !st__enter(&c))
+		return REAL(posix_spawn_file_actions_addchdir_np)(fa, path);
+	struct st_acc *a = &st__tls_acc[0];
+	st__acc_init(a, AT_FDCWD, path, K_Q, false);
+	if (st__pre(a))
+		path = ST_DENIED_PATH;
+	else
+		st__post(a, 0);
+	st__leave(&c);
+	errno = c.saved_errno;
 	return REAL(posix_spawn_file_actions_addchdir_np)(fa, path);
 }
 
@@ -564,6 +570,7 @@ EXPORT pid_t fork(void)
 	pid_t p = REAL(fork)();
 	if (p == 0) {
 		st__after_fork_child();
+		st__log_hello(); /* the child's own process record */
 	} else {
 		int saved = errno;
 		pthread_mutex_unlock(&st__g.lock);

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -66,6 +67,19 @@ EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
 	ONE_PATH(int, -1, FAILED_INT, dirfd, path, st_open_kind(flags), OPEN_NOFOLLOW(flags), false,
 		 REAL(__openat64_2)(dirfd, path, flags));
+}
+/* glibc's exported aliases of open (older programs and libraries link them) */
+EXPORT int __open(const char *path, int flags, ...)
+{
+	OPEN_MODE(flags);
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), OPEN_NOFOLLOW(flags),
+		 false, REAL(__open)(path, flags, mode));
+}
+EXPORT int __open64(const char *path, int flags, ...)
+{
+	OPEN_MODE(flags);
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), OPEN_NOFOLLOW(flags),
+		 false, REAL(__open64)(path, flags, mode));
 }
 EXPORT int creat(const char *path, mode_t mode)
 {
@@ -182,6 +196,84 @@ EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask, stru
 		 REAL(statx)(dirfd, path, flags, mask, stx));
 }
 
+/* ---- file-system queries by path ---- */
+EXPORT int statfs(const char *path, struct statfs *b)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(statfs)(path, b));
+}
+EXPORT int statfs64(const char *path, struct statfs64 *b)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(statfs64)(path, b));
+}
+EXPORT int statvfs(const char *path, struct statvfs *b)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(statvfs)(path, b));
+}
+EXPORT int statvfs64(const char *path, struct statvfs64 *b)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false,
+		 REAL(statvfs64)(path, b));
+}
+/* -1 is also "no limit" (errno untouched): only a changed errno is a failure */
+EXPORT long pathconf(const char *path, int name)
+{
+	ONE_PATH(long, -1, (r_ < 0 && errno != c_.saved_errno), AT_FDCWD, path, K_Q, false, false,
+		 REAL(pathconf)(path, name));
+}
+EXPORT int name_to_handle_at(int dirfd, const char *path, struct file_handle *h, int *mnt,
+			     int flags)
+{
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_Q, !(flags & AT_SYMLINK_FOLLOW),
+		 AT_EMPTY(flags), REAL(name_to_handle_at)(dirfd, path, h, mnt, flags));
+}
+EXPORT int inotify_add_watch(int fd, const char *path, uint32_t mask)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, (mask & IN_DONT_FOLLOW) != 0, false,
+		 REAL(inotify_add_watch)(fd, path, mask));
+}
+
+/* ---- extended attributes: reading them is a query, changing them a write ---- */
+EXPORT ssize_t getxattr(const char *path, const char *name, void *v, size_t n)
+{
+	ONE_PATH(ssize_t, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false,
+		 REAL(getxattr)(path, name, v, n));
+}
+EXPORT ssize_t lgetxattr(const char *path, const char *name, void *v, size_t n)
+{
+	ONE_PATH(ssize_t, -1, FAILED_INT, AT_FDCWD, path, K_Q, true, false,
+		 REAL(lgetxattr)(path, name, v, n));
+}
+EXPORT ssize_t listxattr(const char *path, char *list, size_t n)
+{
+	ONE_PATH(ssize_t, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false,
+		 REAL(listxattr)(path, list, n));
+}
+EXPORT ssize_t llistxattr(const char *path, char *list, size_t n)
+{
+	ONE_PATH(ssize_t, -1, FAILED_INT, AT_FDCWD, path, K_Q, true, false,
+		 REAL(llistxattr)(path, list, n));
+}
+EXPORT int setxattr(const char *path, const char *name, const void *v, size_t n, int flags)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, false, false,
+		 REAL(setxattr)(path, name, v, n, flags));
+}
+EXPORT int lsetxattr(const char *path, const char *name, const void *v, size_t n, int flags)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, true, false,
+		 REAL(lsetxattr)(path, name, v, n, flags));
+}
+EXPORT int removexattr(const char *path, const char *name)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, false, false,
+		 REAL(removexattr)(path, name));
+}
+EXPORT int lremovexattr(const char *path, const char *name)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, true, false,
+		 REAL(lremovexattr)(path, name));
+}
+
 /* ---- access family ---- */
 EXPORT int access(const char *path, int mode)
 {
@@ -213,6 +305,17 @@ EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t len)
 	ONE_PATH(ssize_t, -1, FAILED_INT, dirfd, path, K_Q, true, true,
 		 REAL(readlinkat)(dirfd, path, buf, len));
 }
+/* _FORTIFY_SOURCE turns readlink/readlinkat with a known buffer size into these */
+EXPORT ssize_t __readlink_chk(const char *path, char *buf, size_t len, size_t buflen)
+{
+	ONE_PATH(ssize_t, -1, FAILED_INT, AT_FDCWD, path, K_Q, true, false,
+		 REAL(__readlink_chk)(path, buf, len, buflen));
+}
+EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t len, size_t buflen)
+{
+	ONE_PATH(ssize_t, -1, FAILED_INT, dirfd, path, K_Q, true, true,
+		 REAL(__readlinkat_chk)(dirfd, path, buf, len, buflen));
+}
 EXPORT int link(const char *old, const char *new)
 {
 	TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, old, K_Q, true, AT_FDCWD, new, K_W, true,
@@ -235,23 +338,23 @@ EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
 	ONE_PATH(int, -1, FAILED_INT, dirfd, linkpath, K_W, true, false,
 		 REAL(symlinkat)(target, dirfd, linkpath));
 }
-/* realpath: glibc resolves with internal lstat/readlink calls; the link
- * itself is recorded as a query, and the call is judged on its target. */
+/* realpath and friends: glibc resolves with internal lstat/readlink calls.
+ * The name as spelled (the link itself) and its target are both queries,
+ * both judged before the call: a refusal of either hides the answer. */
+#define REALPATH(call)                                                                             \
+	TWO_PATHS(char *, NULL, (r_ == NULL), AT_FDCWD, path, K_Q, true, AT_FDCWD, path, K_Q,      \
+		  false, call)
 EXPORT char *realpath(const char *path, char *resolved)
 {
-	struct st_call c;
-	if (!path || !st__enter(&c))
-		return REAL(realpath)(path, resolved);
-	st__record_path(AT_FDCWD, path, K_Q, true, 0);
-	st__leave(&c);
-	errno = c.saved_errno;
-	ONE_PATH(char *, NULL, (r_ == NULL), AT_FDCWD, path, K_Q, false, false,
-		 REAL(realpath)(path, resolved));
+	REALPATH(REAL(realpath)(path, resolved));
+}
+EXPORT char *__realpath_chk(const char *path, char *resolved, size_t rlen)
+{
+	REALPATH(REAL(__realpath_chk)(path, resolved, rlen));
 }
 EXPORT char *canonicalize_file_name(const char *path)
 {
-	ONE_PATH(char *, NULL, (r_ == NULL), AT_FDCWD, path, K_Q, false, false,
-		 REAL(canonicalize_file_name)(path));
+	REALPATH(REAL(canonicalize_file_name)(path));
 }
 
 /* ---- namespace changes: every name that appears or disappears is a write ---- */
@@ -316,10 +419,33 @@ EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
 		 REAL(mkfifoat)(dirfd, path, mode));
 }
 
+/* the pre-2.33 mknod ABI, forwarded to mknod/mknodat like __xstat to stat */
+#define XMKNOD_BAD(ver)                                                                            \
+	if ((ver) != 0 || !dev) {                                                                  \
+		errno = EINVAL;                                                                    \
+		return -1;                                                                         \
+	}
+EXPORT int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
+{
+	XMKNOD_BAD(ver);
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, true, false,
+		 REAL(mknod)(path, mode, *dev));
+}
+EXPORT int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
+{
+	XMKNOD_BAD(ver);
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_W, true, false,
+		 REAL(mknodat)(dirfd, path, mode, *dev));
+}
+
 /* ---- metadata writes ---- */
 EXPORT int chmod(const char *path, mode_t mode)
 {
 	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, false, false, REAL(chmod)(path, mode));
+}
+EXPORT int lchmod(const char *path, mode_t mode)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, true, false, REAL(lchmod)(path, mode));
 }
 EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
 {
@@ -462,6 +588,19 @@ EXPORT char *mkdtemp(char *tmpl)
 	return r;
 }
 
+/* tmpfile names no path: glibc makes an O_TMPFILE (or an unlinked temporary)
+ * in P_tmpdir, a write in that directory */
+EXPORT FILE *tmpfile(void)
+{
+	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, P_tmpdir, K_W, false, false,
+		 REAL(tmpfile)());
+}
+EXPORT FILE *tmpfile64(void)
+{
+	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, P_tmpdir, K_W, false, false,
+		 REAL(tmpfile64)());
+}
+
 /* ---- directories ---- */
 EXPORT DIR *opendir(const char *path)
 {
@@ -485,6 +624,14 @@ EXPORT int scandirat(int dirfd, const char *path, struct dirent ***nl,
 {
 	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_D, false, false,
 		 REAL(scandirat)(dirfd, path, nl, sel, cmp));
+}
+
+EXPORT int scandirat64(int dirfd, const char *path, struct dirent64 ***nl,
+		       int (*sel)(const struct dirent64 *),
+		       int (*cmp)(const struct dirent64 **, const struct dirent64 **))
+{
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_D, false, false,
+		 REAL(scandirat64)(dirfd, path, nl, sel, cmp));
 }
 
 /* nftw/ftw walk with internal calls: the root is a directory listing and
@@ -570,6 +717,210 @@ EXPORT int ftw64(const char *path, __ftw64_func_t fn, int nfd)
 	     REAL(ftw64)(path, tramp_ftw64, nfd));
 }
 
+/* fts walks with internal calls and, without FTS_NOCHDIR, moves through the
+ * tree with its internal fchdir.  fts_open's roots are judged once fts built
+ * them: a refused root becomes what fts makes of a missing one (FTS_NS,
+ * ENOENT), neither listed nor entered.  fts_read judges every entry it
+ * returns through fts_accpath (the name from the current directory, so the
+ * cwd cache is dropped first) and records it; a refused entry below the
+ * roots is skipped, as a directory listing omits it (a refused directory is
+ * not entered). */
+#define ST_FTS_FOLLOW_ROOT(o) (((o) & (FTS_LOGICAL | FTS_COMFOLLOW)) != 0)
+#define ST_FTS_FOLLOW(o) (((o) & FTS_LOGICAL) != 0)
+
+#define FTS_OPEN(FTS_T, ENT_T, call)                                                               \
+	do {                                                                                       \
+		struct st_call c_;                                                                 \
+		if (!st__enter(&c_))                                                               \
+			return call;                                                               \
+		errno = c_.saved_errno;                                                            \
+		FTS_T *r_ = ST_FORWARD(call);                                                      \
+		int after_ = errno;                                                                \
+		for (ENT_T *e_ = r_ && r_->fts_cur ? r_->fts_cur->fts_link : NULL; e_;            \
+		     e_ = e_->fts_link) {                                                          \
+			struct st_acc *a_ = &st__tls_acc[0];                                       \
+			st__acc_init(a_, AT_FDCWD, e_->fts_accpath,                                \
+				     e_->fts_info == FTS_D ? K_D : K_Q,                            \
+				     !ST_FTS_FOLLOW_ROOT(options));                                   \
+			if (st__pre(a_)) {                                                         \
+				e_->fts_info = FTS_NS;                                             \
+				e_->fts_errno = ENOENT;                                            \
+			} else {                                                                   \
+				st__acc_done(a_);                                                  \
+			}                                                                          \
+		}                                                                                  \
+		st__leave(&c_);                                                                    \
+		errno = after_;                                                                    \
+		return r_;                                                                         \
+	} while (0)
+
+EXPORT FTS *fts_open(char *const *argv, int options,
+		     int (*cmp)(const FTSENT **, const FTSENT **))
+{
+	FTS_OPEN(FTS, FTSENT, REAL(fts_open)(argv, options, cmp));
+}
+EXPORT FTS64 *fts64_open(char *const *argv, int options,
+			 int (*cmp)(const FTSENT64 **, const FTSENT64 **))
+{
+	FTS_OPEN(FTS64, FTSENT64, REAL(fts64_open)(argv, options, cmp));
+}
+
+#define FTS_READ(ENT_T, set, call)                                                                      \
+	do {                                                                                       \
+		ENT_T *e_, *skip_ = NULL;                                                          \
+		for (;;) {                                                                         \
+			e_ = call;                                                                 \
+			st__cwd_invalidate();                                                      \
+			if (!e_ || e_->fts_info == FTS_DP || e_->fts_info == FTS_DOT) {            \
+				if (e_ && e_ == skip_)                                             \
+					continue; /* the post-order visit of a skipped dir */      \
+				return e_;                                                         \
+			}                                                                          \
+			struct st_call c_;                                                         \
+			if (!st__enter(&c_))                                                       \
+				return e_;                                                         \
+			struct st_acc *a_ = &st__tls_acc[0];                                       \
+			bool root_ = e_->fts_level == FTS_ROOTLEVEL;                               \
+			st__acc_init(a_, AT_FDCWD, e_->fts_accpath,                                \
+				     e_->fts_info == FTS_D ? K_D : K_Q,                            \
+				     root_ ? !ST_FTS_FOLLOW_ROOT(sp->fts_options)                     \
+					   : !ST_FTS_FOLLOW(sp->fts_options));                        \
+			bool denied_ = st__pre(a_) != 0;                                           \
+			if (!denied_)                                                              \
+				st__post(a_, e_->fts_info == FTS_NS || e_->fts_info == FTS_DNR ||  \
+						     e_->fts_info == FTS_ERR                       \
+						 ? e_->fts_errno                                   \
+						 : 0);                                             \
+			st__leave(&c_);                                                            \
+			errno = c_.saved_errno;                                                    \
+			if (!denied_ || root_)                                                     \
+				return e_; /* a refused root is already FTS_NS */          \
+			if (e_->fts_info == FTS_D) {                                               \
+				set(sp, e_, FTS_SKIP);                                             \
+				skip_ = e_;                                                        \
+			}                                                                          \
+			errno = c_.saved_errno;                                                    \
+		}                                                                                  \
+	} while (0)
+
+EXPORT FTSENT *fts_read(FTS *sp)
+{
+	FTS_READ(FTSENT, fts_set, REAL(fts_read)(sp));
+}
+EXPORT FTSENT64 *fts64_read(FTS64 *sp)
+{
+	FTS_READ(FTSENT64, fts64_set, REAL(fts64_read)(sp));
+}
+/* fts_children lists with internal calls and may move in and out of the
+ * directory: only the cwd cache needs to know */
+EXPORT FTSENT *fts_children(FTS *sp, int opts)
+{
+	FTSENT *r = REAL(fts_children)(sp, opts);
+	st__cwd_invalidate();
+	return r;
+}
+EXPORT FTSENT64 *fts64_children(FTS64 *sp, int opts)
+{
+	FTSENT64 *r = REAL(fts64_children)(sp, opts);
+	st__cwd_invalidate();
+	return r;
+}
+
+/* glob lists directories with internal calls.  The directory named by the
+ * pattern's literal part (before the first component with a wildcard) is a
+ * listing judged before the call (a refused one matches nothing); every
+ * match is judged and recorded after it, and a refused match is taken out of
+ * the result as a listing omits it. */
+static bool glob_meta(const char *s, size_t n, int flags)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '*' || s[i] == '?' || s[i] == '[' ||
+		    (s[i] == '{' && (flags & GLOB_BRACE)) || (s[i] == '~' && (flags & GLOB_TILDE)) ||
+		    (s[i] == '\\' && !(flags & GLOB_NOESCAPE)))
+			return true;
+	return false;
+}
+/* the literal directory of a pattern into buf ("." when none); false if the
+ * pattern has no wildcard (then it is a lookup of the name itself) */
+static bool glob_dir(const char *pat, int flags, char *buf, size_t cap)
+{
+	size_t start = 0, n = strlen(pat);
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && pat[i] != '/')
+			continue;
+		if (glob_meta(pat + start, i - start, flags)) {
+			size_t d = start > 1 ? start - 1 : start; /* without the trailing '/' */
+			if (d == 0 && start == 0) {
+				buf[0] = '.', buf[1] = 0;
+			} else {
+				if (d == 0)
+					d = 1; /* "/x*": the root */
+				if (d + 1 > cap)
+					return false;
+				memcpy(buf, pat, d);
+				buf[d] = 0;
+			}
+			return true;
+		}
+		start = i + 1;
+	}
+	return false;
+}
+#define GLOB(call)                                                                         \
+	do {                                                                                       \
+		struct st_call c_;                                                                 \
+		char dir_[PATH_MAX];                                                               \
+		if (!pattern || !pglob || !st__enter(&c_))                                         \
+			return call;                                                               \
+		size_t before_ = (flags & GLOB_APPEND) ? pglob->gl_pathc : 0;                      \
+		if (glob_dir(pattern, flags, dir_, sizeof(dir_))) {                                \
+			struct st_acc *a_ = &st__tls_acc[0];                                       \
+			st__acc_init(a_, AT_FDCWD, dir_, K_D, false);                              \
+			if (st__pre(a_)) {                                                         \
+				st__leave(&c_);                                                    \
+				errno = c_.saved_errno;                                            \
+				if (!(flags & GLOB_APPEND))                                        \
+					pglob->gl_pathc = 0, pglob->gl_pathv = NULL;               \
+				return GLOB_NOMATCH;                                               \
+			}                                                                          \
+			st__post(a_, 0);                                                           \
+		}                                                                                  \
+		errno = c_.saved_errno;                                                            \
+		int r_ = ST_FORWARD(call);                                                         \
+		int after_ = errno;                                                                \
+		size_t off_ = (flags & GLOB_DOOFFS) ? pglob->gl_offs : 0, w_ = before_;             \
+		for (size_t i_ = before_; r_ == 0 && i_ < pglob->gl_pathc; i_++) {                 \
+			char *m_ = pglob->gl_pathv[off_ + i_];                                     \
+			struct st_acc *a_ = &st__tls_acc[0];                                       \
+			st__acc_init(a_, AT_FDCWD, m_, K_Q, true);                                 \
+			if (st__pre(a_)) {                                                         \
+				free(m_);                                                          \
+				continue;                                                          \
+			}                                                                          \
+			st__post(a_, 0);                                                           \
+			pglob->gl_pathv[off_ + w_++] = m_;                                         \
+		}                                                                                  \
+		if (r_ == 0 && w_ != pglob->gl_pathc) {                                            \
+			pglob->gl_pathc = w_;                                                      \
+			pglob->gl_pathv[off_ + w_] = NULL;                                         \
+			if (w_ == 0 && !(flags & GLOB_APPEND))                                     \
+				r_ = GLOB_NOMATCH;                                                 \
+		}                                                                                  \
+		st__leave(&c_);                                                                    \
+		errno = after_;                                                                    \
+		return r_;                                                                         \
+	} while (0)
+
+EXPORT int glob(const char *pattern, int flags, int (*errf)(const char *, int), glob_t *pglob)
+{
+	GLOB(REAL(glob)(pattern, flags, errf, pglob));
+}
+EXPORT int glob64(const char *pattern, int flags, int (*errf)(const char *, int),
+		  glob64_t *pglob)
+{
+	GLOB(REAL(glob64)(pattern, flags, errf, pglob));
+}
+
 /* ---- working directory: the cwd cache is dropped after every change ---- */
 EXPORT int chdir(const char *path)
 {
@@ -601,11 +952,34 @@ EXPORT int fchdir(int fd)
 		st__cwd_invalidate();
 	return r;
 }
+/* chroot: a lookup of the new root.  The connection to the daemon is made
+ * before it, while the socket's path still leads there. */
 EXPORT int chroot(const char *path)
 {
-	int r = REAL(chroot)(path);
+	struct st_call c;
+	if (!st__enter(&c)) {
+		int r = REAL(chroot)(path);
+		if (r == 0)
+			st__cwd_invalidate();
+		return r;
+	}
+	struct st_acc *a = &st__tls_acc[0];
+	st__acc_init(a, AT_FDCWD, path, K_Q, false);
+	int e = st__pre(a);
+	if (e) {
+		st__leave(&c);
+		errno = e;
+		return -1;
+	}
+	st__hello();
+	errno = c.saved_errno;
+	int r = ST_FORWARD(REAL(chroot)(path));
+	int after = errno;
 	if (r == 0)
 		st__cwd_invalidate();
+	st__post(a, r < 0 ? after : 0);
+	st__leave(&c);
+	errno = after;
 	return r;
 }
 

@@ -1,5 +1,8 @@
 /* shim/wrap_sys.c - libc's syscall(): file-system system call numbers are decoded like their named wrappers. */
 #include <stdarg.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -43,6 +46,40 @@ int mknodat(int, const char *, mode_t, dev_t);
 int chdir(const char *);
 int execve(const char *, char *const[], char *const[]);
 int execveat(int, const char *, char *const[], char *const[], int);
+
+int lchmod(const char *, mode_t);
+int utime(const char *, const struct utimbuf *);
+int utimes(const char *, const struct timeval *);
+int futimesat(int, const char *, const struct timeval *);
+int chroot(const char *);
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452 /* Linux 6.6; the number is the same on every architecture */
+#endif
+
+/* System calls without a libc function of their own: the check is made here
+ * and the call forwarded as it came. */
+static long sys_openat2(int dirfd, const char *path, const struct open_how *how, size_t size)
+{
+	if (!how || size < sizeof(*how)) /* EFAULT/EINVAL: the kernel says so */
+		return REAL(syscall)(SYS_openat2, dirfd, path, how, size);
+	int flags = (int)how->flags;
+	bool nofollow = (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+	const char *judged = path;
+	/* RESOLVE_IN_ROOT: an absolute name is taken below dirfd */
+	if (path && (how->resolve & RESOLVE_IN_ROOT) && dirfd != AT_FDCWD)
+		while (*judged == '/')
+			judged++;
+	if (judged && !*judged && path && *path)
+		judged = ".";
+	ONE_PATH(long, -1, (r_ < 0), dirfd, judged, st_open_kind(flags), nofollow, false,
+		 REAL(syscall)(SYS_openat2, dirfd, path, how, size));
+}
+static long sys_fchmodat2(int dirfd, const char *path, mode_t mode, int flags)
+{
+	ONE_PATH(long, -1, (r_ < 0), dirfd, path, K_W, (flags & AT_SYMLINK_NOFOLLOW) != 0,
+		 (flags & AT_EMPTY_PATH) != 0, REAL(syscall)(SYS_fchmodat2, dirfd, path, mode, flags));
+}
 
 #define P(x) ((const char *)(x))
 #define I(x) ((int)(x))
@@ -141,6 +178,42 @@ EXPORT long syscall(long nr, ...)
 		return mknodat(I(a1), P(a2), (mode_t)a3, (dev_t)a4);
 	case SYS_chdir:
 		return chdir(P(a1));
+	case SYS_chroot:
+		return chroot(P(a1));
+	case SYS_openat2:
+		return sys_openat2(I(a1), P(a2), (const struct open_how *)a3, (size_t)a4);
+	case SYS_fchmodat2:
+		return sys_fchmodat2(I(a1), P(a2), (mode_t)a3, I(a4));
+#ifdef SYS_utime
+	case SYS_utime:
+		return utime(P(a1), (const struct utimbuf *)a2);
+	case SYS_utimes:
+		return utimes(P(a1), (const struct timeval *)a2);
+#endif
+	case SYS_futimesat:
+		return futimesat(I(a1), P(a2), (const struct timeval *)a3);
+	case SYS_statfs:
+		return statfs(P(a1), (struct statfs *)a2);
+	case SYS_name_to_handle_at:
+		return name_to_handle_at(I(a1), P(a2), (struct file_handle *)a3, (int *)a4, I(a5));
+	case SYS_inotify_add_watch:
+		return inotify_add_watch(I(a1), P(a2), (uint32_t)a3);
+	case SYS_getxattr:
+		return getxattr(P(a1), P(a2), (void *)a3, (size_t)a4);
+	case SYS_lgetxattr:
+		return lgetxattr(P(a1), P(a2), (void *)a3, (size_t)a4);
+	case SYS_listxattr:
+		return listxattr(P(a1), (char *)a2, (size_t)a3);
+	case SYS_llistxattr:
+		return llistxattr(P(a1), (char *)a2, (size_t)a3);
+	case SYS_setxattr:
+		return setxattr(P(a1), P(a2), (const void *)a3, (size_t)a4, I(a5));
+	case SYS_lsetxattr:
+		return lsetxattr(P(a1), P(a2), (const void *)a3, (size_t)a4, I(a5));
+	case SYS_removexattr:
+		return removexattr(P(a1), P(a2));
+	case SYS_lremovexattr:
+		return lremovexattr(P(a1), P(a2));
 	case SYS_execve:
 		return execve(P(a1), (char *const *)a2, (char *const *)a3);
 	case SYS_execveat:

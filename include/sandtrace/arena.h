@@ -21,7 +21,7 @@
  */
 
 #define SANDTRACE_ARENA_MAGIC UINT64_C(0x616e657261545453) /* "STTarena" little-endian */
-#define SANDTRACE_ARENA_VERSION 1u
+#define SANDTRACE_ARENA_VERSION 2u
 #define SANDTRACE_ARENA_NAME_MAX 64
 /* Default size: 256 MiB of address space, touched only as used. */
 #define SANDTRACE_ARENA_DEFAULT_SIZE (UINT64_C(256) << 20)
@@ -50,12 +50,21 @@ struct sandtrace_arena_header {
 	uint32_t run_flags;                   /* 56: enum sandtrace_run_flags */
 	uint32_t reserved0;                   /* 60 */
 	_Atomic uint64_t counters[SANDTRACE_CTR_MAX]; /* 64..127 */
+	/* the record log (log.h): a table of per-writer chunks */
+	_Atomic uint64_t log_table;           /* 128: offset of uint64_t[log_cap] chunk offsets */
+	uint32_t log_cap;                     /* 136: slots in the table */
+	uint32_t reserved1;                   /* 140 */
+	_Atomic uint64_t log_nchunks;         /* 144: slots handed out (fetch-and-add) */
+	_Atomic uint64_t log_seq;             /* 152: order of entries across chunks */
+	uint64_t reserved2[4];                /* 160..191 */
 };
 _Static_assert(offsetof(struct sandtrace_arena_header, bump) == 24, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, root) == 40, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, run_flags) == 56, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, counters) == 64, "layout");
-_Static_assert(sizeof(struct sandtrace_arena_header) == 128, "header is two cache lines");
+_Static_assert(offsetof(struct sandtrace_arena_header, log_table) == 128, "layout");
+_Static_assert(offsetof(struct sandtrace_arena_header, log_nchunks) == 144, "layout");
+_Static_assert(sizeof(struct sandtrace_arena_header) == 192, "header is three cache lines");
 
 /* A process's view of an arena: caller-owned storage, no allocation. */
 struct sandtrace_arena {

@@ -44,7 +44,7 @@ START_TEST(create_header_and_name)
 	ck_assert_uint_eq(h->size, MIB);
 	ck_assert_uint_eq(g_a.size, MIB);
 	ck_assert_uint_eq(h->run_flags, 5);
-	ck_assert_uint_eq(atomic_load(&h->bump), 128);
+	ck_assert_uint_eq(atomic_load(&h->bump), sizeof(struct sandtrace_arena_header));
 	ck_assert_uint_eq(atomic_load(&h->root), 0);
 	ck_assert(sandtrace_arena_valid(&g_a));
 
@@ -202,7 +202,7 @@ START_TEST(alloc_until_full)
 		ck_assert_uint_le(off + 1000, g_a.size);
 		n++;
 	}
-	ck_assert_uint_eq(n, ((64 << 10) - 128) / 1008);
+	ck_assert_uint_eq(n, ((64 << 10) - sizeof(struct sandtrace_arena_header)) / 1008);
 	ck_assert_uint_eq(atomic_load(&h->counters[SANDTRACE_CTR_FULL]), 1);
 	/* what is left still serves small requests, up to exactly the end */
 	uint64_t left = g_a.size - atomic_load(&h->bump);
@@ -224,7 +224,7 @@ START_TEST(alloc_huge_on_fresh_arena)
 	make_arena(MIB);
 	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, UINT64_MAX), 0);
 	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, MIB), 0);
-	ck_assert_uint_eq(atomic_load(&sandtrace_arena_hdr(&g_a)->bump), 128);
+	ck_assert_uint_eq(atomic_load(&sandtrace_arena_hdr(&g_a)->bump), sizeof(struct sandtrace_arena_header));
 	ck_assert_uint_ne(sandtrace_arena_alloc(&g_a, 16), 0);
 }
 END_TEST

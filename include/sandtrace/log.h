@@ -1,0 +1,114 @@
+/* sandtrace/log.h - the record log in the arena: traced processes append records without a system call. */
+#ifndef SANDTRACE_LOG_H
+#define SANDTRACE_LOG_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "arena.h"
+#include "protocol.h"
+
+/*
+ * Records that need no answer (HELLO, ACCESS records, EXIT) are appended to
+ * the arena instead of being sent over the socket, so that a traced process
+ * whose accesses are all settled in the arena never makes a system call for
+ * sandtrace, and a process killed a moment later loses nothing it wrote.
+ * The daemon drains the log periodically and at the end of the run, and
+ * dispatches each entry exactly like the socket message it stands for.
+ *
+ * Layout: the header's log_table holds log_cap chunk offsets; a writer
+ * registers a chunk with a fetch-and-add on log_nchunks.  A chunk has one
+ * writer (a thread of one process) and one reader (the daemon): the writer
+ * writes an entry, then publishes it with a release store of `used`; the
+ * reader loads `used` with acquire and reads up to it.  A writer that dies
+ * leaves every entry it published intact.  Full table or arena: appends
+ * fail with -ENOSPC and the caller falls back to the socket.
+ */
+
+struct sandtrace_log_chunk {
+	_Atomic uint32_t used;   /* bytes of data published */
+	uint32_t cap;            /* bytes of data */
+	int32_t pid;             /* the writer's process */
+	_Atomic uint32_t sealed; /* 1: the writer will append no more */
+	uint8_t data[];          /* entries, each 8-byte aligned */
+};
+_Static_assert(sizeof(struct sandtrace_log_chunk) == 16, "chunk header is 16 bytes");
+
+/* One entry: the writer's pid, then a protocol frame and its payload. */
+struct sandtrace_log_entry {
+	int32_t pid;
+	uint32_t size; /* bytes of this entry including header and padding */
+	uint64_t seq;  /* fetch-and-add on log_seq: the order across chunks */
+	struct sandtrace_frame frame;
+};
+_Static_assert(sizeof(struct sandtrace_log_entry) == 32, "entry header is 32 bytes");
+
+/* Default chunk size (bytes of data): one page with its header. */
+#define SANDTRACE_LOG_CHUNK (4096u - 16u)
+
+/*
+ * sandtrace_log_init - allocate the chunk table (cap slots) and publish it.
+ * Daemon only, before any writer attaches.  0 or -ENOSPC.
+ */
+int sandtrace_log_init(struct sandtrace_arena *a, uint32_t cap);
+
+/*
+ * sandtrace_log_chunk_new - allocate a chunk of at least cap data bytes for
+ * pid and register it.  Returns its offset, or 0 (no table, table full or
+ * arena full).  Lock-free; async-signal-safe.  Linearization point: the
+ * fetch-and-add on log_nchunks that hands out the slot; the slot's offset
+ * is then stored with release, so a reader that sees it sees the header.
+ */
+uint64_t sandtrace_log_chunk_new(struct sandtrace_arena *a, uint32_t cap, int32_t pid);
+
+/*
+ * sandtrace_log_append - append one entry (frame of type/flags + the parts
+ * as payload) to the chunk at offset chunk; the frame's seq field carries
+ * the writer's uid (the log has no SO_PEERCRED).  Single writer per chunk.
+ * Returns 0, -ENOSPC when the entry does not fit in what is left (the
+ * caller seals this chunk and takes a new one), -EINVAL for a bad chunk.
+ * Allocation-free, async-signal-safe.  Publication: release store of used.
+ */
+int sandtrace_log_append(struct sandtrace_arena *a, uint64_t chunk, int32_t pid, uint32_t uid,
+			 unsigned type, uint32_t flags, const struct iovec *parts, int nparts);
+
+/* sandtrace_log_seal - the writer is done with this chunk (release store). */
+void sandtrace_log_seal(struct sandtrace_arena *a, uint64_t chunk);
+
+/*
+ * The reader's state: how far each chunk has been read.  Owned by the daemon
+ * (malloc'd here, not in the arena: the arena is writable by every traced
+ * process and is never trusted by the reader).
+ */
+struct sandtrace_log_reader {
+	uint64_t nseen;     /* table slots looked at */
+	uint64_t *offs;     /* chunk offset of each slot seen (0 = not yet published) */
+	uint32_t *read;     /* bytes of each chunk consumed */
+	uint8_t *done;      /* sealed and fully read */
+	uint64_t cap;
+	uint64_t entries;   /* entries delivered */
+	uint64_t bad;       /* entries or chunks skipped as malformed */
+	void *batch;        /* scratch for sorting one drain */
+	uint64_t batch_cap;
+};
+
+/* Called for each entry: payload has e->frame.len bytes.  A nonzero return stops the drain. */
+typedef int (*sandtrace_log_fn)(void *ctx, const struct sandtrace_log_entry *e,
+				const uint8_t *payload);
+
+/*
+ * sandtrace_log_drain - deliver every entry published since the last drain,
+ * in the order of their seq (an entry appended while a drain runs may come
+ * in the next drain, after entries with a higher seq).
+ * Every offset, size and frame is checked: a malformed chunk is skipped
+ * from the bad entry on (counted in r->bad), never trusted.  Returns the
+ * number of entries delivered, or -ENOMEM.  Reader thread only.
+ */
+long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
+			 sandtrace_log_fn fn, void *ctx);
+
+/* sandtrace_log_reader_free - release the reader's state. */
+void sandtrace_log_reader_free(struct sandtrace_log_reader *r);
+
+#endif

@@ -1,0 +1,91 @@
+/* shm/log.c - the record log in the arena: per-writer chunks appended without locks or system calls. */
+#include <errno.h>
+#include <string.h>
+
+#include "sandtrace/log.h"
+
+#define ALIGN8(n) (((n) + 7u) & ~(uint64_t)7u)
+
+int sandtrace_log_init(struct sandtrace_arena *a, uint32_t cap)
+{
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
+	uint64_t off = sandtrace_arena_alloc(a, (uint64_t)cap * sizeof(uint64_t));
+	if (off == 0)
+		return -ENOSPC;
+	h->log_cap = cap;
+	atomic_store_explicit(&h->log_nchunks, 0, memory_order_relaxed);
+	/* release: log_cap and the zeroed table are visible to a writer that
+	 * sees the table's offset */
+	atomic_store_explicit(&h->log_table, off, memory_order_release);
+	return 0;
+}
+
+uint64_t sandtrace_log_chunk_new(struct sandtrace_arena *a, uint32_t cap, int32_t pid)
+{
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
+	uint64_t table = atomic_load_explicit(&h->log_table, memory_order_acquire);
+	uint32_t tcap = h->log_cap;
+	_Atomic uint64_t *slots =
+	    sandtrace_arena_ptr(a, table, (uint64_t)tcap * sizeof(uint64_t));
+	if (!slots)
+		return 0;
+	/* relaxed: a cheap early check, the fetch-and-add below decides */
+	if (atomic_load_explicit(&h->log_nchunks, memory_order_relaxed) >= tcap)
+		return 0;
+	uint64_t off = sandtrace_arena_alloc(a, sizeof(struct sandtrace_log_chunk) + cap);
+	if (off == 0)
+		return 0;
+	struct sandtrace_log_chunk *c = sandtrace_arena_ptr(a, off, sizeof(*c) + cap);
+	c->cap = cap;
+	c->pid = pid;
+	/* relaxed: slots are handed out once each; only the index matters */
+	uint64_t idx = atomic_fetch_add_explicit(&h->log_nchunks, 1, memory_order_relaxed);
+	if (idx >= tcap)
+		return 0; /* the chunk stays allocated and unused */
+	/* release: the chunk header is written before its offset is seen */
+	atomic_store_explicit(&slots[idx], off, memory_order_release);
+	return off;
+}
+
+int sandtrace_log_append(struct sandtrace_arena *a, uint64_t chunk, int32_t pid, uint32_t uid,
+			 unsigned type, uint32_t flags, const struct iovec *parts, int nparts)
+{
+	struct sandtrace_log_chunk *c = sandtrace_arena_ptr(a, chunk, sizeof(*c));
+	if (!c || !sandtrace_arena_ptr(a, chunk, sizeof(*c) + (uint64_t)c->cap))
+		return -EINVAL;
+	uint64_t len = 0;
+	for (int i = 0; i < nparts; i++)
+		len += parts[i].iov_len;
+	uint64_t size = ALIGN8(sizeof(struct sandtrace_log_entry) + len);
+	/* relaxed: this thread is the only writer of used */
+	uint32_t used = atomic_load_explicit(&c->used, memory_order_relaxed);
+	if (len > SANDTRACE_MAX_PAYLOAD || size > (uint64_t)c->cap - used)
+		return -ENOSPC;
+	/* relaxed: seq only orders entries; publication is the store of used */
+	struct sandtrace_log_entry e = {
+	    .pid = pid,
+	    .size = (uint32_t)size,
+	    .seq = atomic_fetch_add_explicit(&sandtrace_arena_hdr(a)->log_seq, 1,
+					     memory_order_relaxed)};
+	sandtrace_proto_frame(&e.frame, type, (uint32_t)len, uid, flags);
+	uint8_t *w = c->data + used;
+	memcpy(w, &e, sizeof(e));
+	w += sizeof(e);
+	for (int i = 0; i < nparts; i++) {
+		if (parts[i].iov_len)
+			memcpy(w, parts[i].iov_base, parts[i].iov_len);
+		w += parts[i].iov_len;
+	}
+	/* release: the entry's bytes before the new used */
+	atomic_store_explicit(&c->used, used + (uint32_t)size, memory_order_release);
+	return 0;
+}
+
+void sandtrace_log_seal(struct sandtrace_arena *a, uint64_t chunk)
+{
+	struct sandtrace_log_chunk *c = sandtrace_arena_ptr(a, chunk, sizeof(*c));
+	if (c)
+		/* release: every entry published before the seal */
+		atomic_store_explicit(&c->sealed, 1, memory_order_release);
+}
+

@@ -1,0 +1,197 @@
+/*
+ * tests/bench/calls.c - per-call cost of the calls sandtrace intercepts (issue 6).
+ *
+ *   calls DIR [ITERS [SPAWNS]]
+ *
+ * Creates NPATHS files and as many symlinks under DIR (which must exist and be empty), then
+ * for each operation measures the time per call:
+ *
+ *   first touch  stat of each file once, the first time it is seen (with sandtrace: a cache
+ *                miss, one message to the daemon per path)
+ *   stat, stat-missing, open+close, access, readlink
+ *                ITERS calls round-robin over the same NPATHS paths, after an untimed warm-up
+ *                pass over them: with sandtrace every access is a Ctrie hit (or, with
+ *                --no-cache, a round trip); ROUNDS timed rounds, the median is printed
+ *   exec         fork + execve("/bin/true") + waitpid, SPAWNS times, per spawn
+ *
+ * Output: one line "OP NS" per operation (nanoseconds per call, median of the rounds).
+ * Nothing is compared against anything: the driver (scripts/bench-calls) runs this binary
+ * untraced and under each sandtrace mode and prints the table.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NPATHS 256
+#define ROUNDS 5
+
+static char files[NPATHS][PATH_MAX];
+static char links[NPATHS][PATH_MAX];
+static char missing[NPATHS][PATH_MAX];
+static volatile long sink;
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+enum op { OP_STAT, OP_MISSING, OP_OPEN, OP_ACCESS, OP_READLINK };
+
+static void do_op(enum op op, int i)
+{
+	struct stat st;
+	char buf[PATH_MAX];
+	int fd;
+	switch (op) {
+	case OP_STAT:
+		if (stat(files[i], &st) != 0)
+			die("stat");
+		sink += st.st_size;
+		break;
+	case OP_MISSING:
+		if (stat(missing[i], &st) == 0 || errno != ENOENT)
+			die("stat of a missing path");
+		break;
+	case OP_OPEN:
+		fd = open(files[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			die("open");
+		close(fd);
+		break;
+	case OP_ACCESS:
+		if (access(files[i], R_OK) != 0)
+			die("access");
+		break;
+	case OP_READLINK:
+		if (readlink(links[i], buf, sizeof(buf)) < 0)
+			die("readlink");
+		break;
+	}
+}
+
+static double bench(enum op op, long iters)
+{
+	double r[ROUNDS];
+	for (int i = 0; i < NPATHS; i++) /* warm-up: every path seen once */
+		do_op(op, i);
+	for (int k = 0; k < ROUNDS; k++) {
+		double t0 = now_ns();
+		for (long n = 0; n < iters; n++)
+			do_op(op, (int)(n % NPATHS));
+		r[k] = (now_ns() - t0) / (double)iters;
+	}
+	qsort(r, ROUNDS, sizeof(r[0]), cmp_double);
+	return r[ROUNDS / 2];
+}
+
+static double bench_exec(int spawns)
+{
+	char *const argv[] = {"true", NULL};
+	extern char **environ;
+	double r[ROUNDS];
+	int per = spawns / ROUNDS > 0 ? spawns / ROUNDS : 1;
+	for (int k = 0; k < ROUNDS; k++) {
+		double t0 = now_ns();
+		for (int n = 0; n < per; n++) {
+			pid_t pid = fork();
+			if (pid < 0)
+				die("fork");
+			if (pid == 0) {
+				execve("/bin/true", argv, environ);
+				_exit(127);
+			}
+			int status;
+			if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+			    WEXITSTATUS(status) != 0)
+				die("waitpid /bin/true");
+		}
+		r[k] = (now_ns() - t0) / per;
+	}
+	qsort(r, ROUNDS, sizeof(r[0]), cmp_double);
+	return r[ROUNDS / 2];
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s DIR [ITERS [SPAWNS]]\n", argv[0]);
+		return 2;
+	}
+	const char *dir = argv[1];
+	long iters = argc > 2 ? atol(argv[2]) : 100000;
+	int spawns = argc > 3 ? atoi(argv[3]) : 250;
+	if (iters < NPATHS)
+		iters = NPATHS;
+
+	for (int i = 0; i < NPATHS; i++) {
+		snprintf(files[i], sizeof(files[i]), "%s/src/module%03d/file%03d.c", dir, i % 16, i);
+		snprintf(links[i], sizeof(links[i]), "%s/src/module%03d/link%03d.h", dir, i % 16, i);
+		snprintf(missing[i], sizeof(missing[i]), "%s/src/module%03d/none%03d.h", dir, i % 16, i);
+	}
+	char d[PATH_MAX];
+	snprintf(d, sizeof(d), "%s/src", dir);
+	if (mkdir(d, 0755) != 0 && errno != EEXIST)
+		die("mkdir");
+	for (int i = 0; i < 16; i++) {
+		snprintf(d, sizeof(d), "%s/src/module%03d", dir, i);
+		if (mkdir(d, 0755) != 0 && errno != EEXIST)
+			die("mkdir");
+	}
+	for (int i = 0; i < NPATHS; i++) {
+		int fd = open(files[i], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			die("create");
+		if (write(fd, "int x;\n", 7) != 7)
+			die("write");
+		close(fd);
+		char target[32];
+		snprintf(target, sizeof(target), "file%03d.c", i);
+		if (symlink(target, links[i]) != 0 && errno != EEXIST)
+			die("symlink");
+	}
+
+	/* first touch: one stat per path never looked at before (creating them was a write) */
+	double t0 = now_ns();
+	for (int i = 0; i < NPATHS; i++) {
+		struct stat st;
+		if (stat(files[i], &st) != 0)
+			die("stat");
+	}
+	printf("first-touch-stat %.1f\n", (now_ns() - t0) / NPATHS);
+
+	static const struct {
+		const char *name;
+		enum op op;
+	} ops[] = {{"stat", OP_STAT},
+		   {"stat-missing", OP_MISSING},
+		   {"open+close", OP_OPEN},
+		   {"access", OP_ACCESS},
+		   {"readlink", OP_READLINK}};
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		printf("%s %.1f\n", ops[k].name, bench(ops[k].op, iters));
+	printf("exec %.1f\n", bench_exec(spawns));
+	(void)sink;
+	return 0;
+}
