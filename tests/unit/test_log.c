@@ -1,0 +1,164 @@
+/* tests/unit/test_log.c - the record log in the arena: append, order across chunks, hostile chunks, full table. */
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandtrace/log.h"
+
+static struct sandtrace_arena A;
+static char name[SANDTRACE_ARENA_NAME_MAX];
+
+static void setup(void)
+{
+	ck_assert_int_eq(sandtrace_arena_create(&A, 4 << 20, 0, name), 0);
+	ck_assert_int_eq(sandtrace_log_init(&A, 64), 0);
+}
+
+static void teardown(void)
+{
+	sandtrace_arena_unlink(name);
+	sandtrace_arena_detach(&A);
+}
+
+struct got {
+	int n;
+	uint64_t seq[64];
+	char text[64][32];
+	int32_t pid[64];
+};
+
+static int collect(void *ctx, const struct sandtrace_log_entry *e, const uint8_t *payload)
+{
+	struct got *g = ctx;
+	ck_assert_int_lt(g->n, 64);
+	g->seq[g->n] = e->seq;
+	g->pid[g->n] = e->pid;
+	size_t l = e->frame.len < 31 ? e->frame.len : 31;
+	memcpy(g->text[g->n], payload, l);
+	g->text[g->n][l] = 0;
+	g->n++;
+	return 0;
+}
+
+static int put(uint64_t chunk, int32_t pid, const char *s)
+{
+	struct iovec iov = {(void *)s, strlen(s)};
+	return sandtrace_log_append(&A, chunk, pid, 0, SANDTRACE_MSG_EXIT, 0, &iov, 1);
+}
+
+START_TEST(order_across_chunks)
+{
+	uint64_t c1 = sandtrace_log_chunk_new(&A, SANDTRACE_LOG_CHUNK, 11);
+	uint64_t c2 = sandtrace_log_chunk_new(&A, SANDTRACE_LOG_CHUNK, 22);
+	ck_assert_uint_ne(c1, 0);
+	ck_assert_uint_ne(c2, 0);
+	/* interleaved writes in two chunks come out in the order they were made */
+	ck_assert_int_eq(put(c2, 22, "first"), 0);
+	ck_assert_int_eq(put(c1, 11, "second"), 0);
+	ck_assert_int_eq(put(c2, 22, "third"), 0);
+	struct sandtrace_log_reader r = {0};
+	struct got g = {0};
+	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 3);
+	ck_assert_str_eq(g.text[0], "first");
+	ck_assert_str_eq(g.text[1], "second");
+	ck_assert_str_eq(g.text[2], "third");
+	ck_assert_int_eq(g.pid[1], 11);
+	/* a second drain delivers only what is new */
+	ck_assert_int_eq(put(c1, 11, "fourth"), 0);
+	g.n = 0;
+	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 1);
+	ck_assert_str_eq(g.text[0], "fourth");
+	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 0);
+	sandtrace_log_reader_free(&r);
+}
+END_TEST
+
+START_TEST(chunk_full_and_table_full)
+{
+	uint64_t c = sandtrace_log_chunk_new(&A, 128, 1);
+	ck_assert_uint_ne(c, 0);
+	char big[200];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	ck_assert_int_eq(put(c, 1, big), -ENOSPC); /* does not fit: nothing written */
+	ck_assert_int_eq(put(c, 1, "ok"), 0);
+	/* 63 more slots, then the table is full */
+	for (int i = 1; i < 64; i++)
+		ck_assert_uint_ne(sandtrace_log_chunk_new(&A, 64, 1), 0);
+	ck_assert_uint_eq(sandtrace_log_chunk_new(&A, 64, 1), 0);
+	struct sandtrace_log_reader r = {0};
+	struct got g = {0};
+	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 1);
+	ck_assert_str_eq(g.text[0], "ok");
+	sandtrace_log_reader_free(&r);
+}
+END_TEST
+
+START_TEST(hostile_chunk_skipped)
+{
+	uint64_t c = sandtrace_log_chunk_new(&A, SANDTRACE_LOG_CHUNK, 5);
+	ck_assert_int_eq(put(c, 5, "good"), 0);
+	ck_assert_int_eq(put(c, 5, "lies"), 0);
+	struct sandtrace_log_chunk *ch = sandtrace_arena_ptr(&A, c, sizeof(*ch));
+	/* a traced process may scribble anything into the arena: the second
+	 * entry claims to be larger than the chunk */
+	struct sandtrace_log_entry *e1 = (void *)ch->data;
+	struct sandtrace_log_entry *e2 = (void *)(ch->data + e1->size);
+	e2->size = 1u << 30;
+	struct sandtrace_log_reader r = {0};
+	struct got g = {0};
+	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 1);
+	ck_assert_str_eq(g.text[0], "good");
+	ck_assert_uint_eq(r.bad, 1);
+	/* a bad frame magic is refused too */
+	uint64_t c2 = sandtrace_log_chunk_new(&A, SANDTRACE_LOG_CHUNK, 6);
+	ck_assert_int_eq(put(c2, 6, "x"), 0);
+	struct sandtrace_log_chunk *ch2 = sandtrace_arena_ptr(&A, c2, sizeof(*ch2));
+	((struct sandtrace_log_entry *)ch2->data)->frame.magic = 0;
+	g.n = 0;
+	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 0);
+	ck_assert_uint_eq(r.bad, 2);
+	sandtrace_log_reader_free(&r);
+}
+END_TEST
+
+START_TEST(child_process_writes)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		struct sandtrace_arena b;
+		if (sandtrace_arena_attach(&b, name) != 0)
+			_exit(1);
+		uint64_t c = sandtrace_log_chunk_new(&b, SANDTRACE_LOG_CHUNK, getpid());
+		struct iovec iov = {"from child", 10};
+		_exit(c && sandtrace_log_append(&b, c, getpid(), 0, SANDTRACE_MSG_EXIT, 0, &iov,
+						1) == 0
+			  ? 0
+			  : 2);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(p, &st, 0), p);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	struct sandtrace_log_reader r = {0};
+	struct got g = {0};
+	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 1);
+	ck_assert_str_eq(g.text[0], "from child");
+	ck_assert_int_eq(g.pid[0], p);
+	sandtrace_log_reader_free(&r);
+}
+END_TEST
+
+Suite *suite_log(void)
+{
+	Suite *s = suite_create("log");
+	TCase *tc = tcase_create("core");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, order_across_chunks);
+	tcase_add_test(tc, chunk_full_and_table_full);
+	tcase_add_test(tc, hostile_chunk_skipped);
+	tcase_add_test(tc, child_process_writes);
+	suite_add_tcase(s, tc);
+	return s;
+}
