@@ -70,6 +70,8 @@ static void usage(FILE *f)
 	    "every\n"
 	    "                       distinct one per process\n"
 	    "  --no-cache           no shared-memory cache: every access asks the daemon\n"
+	    "  --loader-audit       also load the LD_AUDIT module (records the loader's failed\n"
+	    "                       library searches; costs each process a second libc)\n"
 	    "  --pidfile FILE       write the daemon's pid to FILE\n"
 	    "  --log FILE           keep the daemon's log in FILE (default: removed at the end)\n"
 	    "  --arena-size BYTES   size of the shared-memory arena (K, M, G suffixes)\n"
@@ -179,6 +181,7 @@ struct run_opts {
 	bool fence, fail_open, strict, summary, no_cache, record_all;
 	const char *deps, *deps_from, *dpkg_root, *owners;
 	bool audit, no_implicit_deps;
+	bool loader_audit; /* --loader-audit: LD_AUDIT module in every process */
 	char **cmd;
 };
 
@@ -416,6 +419,7 @@ static int cmd_run(int argc, char **argv)
 	};
 	static const struct option opts[] = {
 	    {"audit", no_argument, NULL, O_AUDIT},
+	    {"loader-audit", no_argument, NULL, 'L'},
 	    {"deps", required_argument, NULL, O_DEPS},
 	    {"deps-from", required_argument, NULL, O_DEPS_FROM},
 	    {"no-implicit-deps", no_argument, NULL, O_NO_IMPLICIT},
@@ -446,6 +450,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case O_AUDIT:
 			o.audit = true;
+			break;
+		case 'L':
+			o.loader_audit = true;
 			break;
 		case O_DEPS:
 			o.deps = optarg;
@@ -527,7 +534,10 @@ static int cmd_run(int argc, char **argv)
 	char *shim = find_shim();
 	if (shim == NULL)
 		return SANDTRACE_EXIT_ERROR;
-	char *audit = find_audit(shim);
+	/* the rtld-audit module costs every process a second libc (see
+	 * docs/BENCHMARKS.md): only on request; the shim itself records the
+	 * libraries a process has loaded */
+	char *audit = o.loader_audit ? find_audit(shim) : NULL;
 	char *dir = self_dir(), *daemon_path = NULL;
 	if (dir == NULL || asprintf(&daemon_path, "%s/sandtraced", dir) < 0 ||
 	    access(daemon_path, X_OK) < 0) {
@@ -718,6 +728,8 @@ static int cmd_run(int argc, char **argv)
 		 * reported, and flagged when the preload cannot follow it (a static
 		 * or set-id CMD): load the shim here and use its execvp.
 		 */
+		snprintf(fl, sizeof(fl), "%u", flags | SANDTRACE_F_LAUNCHER);
+		setenv(SANDTRACE_ENV_FLAGS, fl, 1); /* the shim passes on `flags` only */
 		void *h = dlopen(shim, RTLD_NOW | RTLD_LOCAL);
 		int (*traced_execvp)(const char *, char *const[]) =
 		    h != NULL ? (int (*)(const char *, char *const[]))dlsym(h, "execvp") : NULL;

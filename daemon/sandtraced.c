@@ -147,6 +147,7 @@ struct daemon {
 	size_t ndeclared_direct, ndeclared;
 	struct st__audit audit_log;
 	char cwd[PATH_MAX];
+	char cli_exe[PATH_MAX]; /* <our dir>/sandtrace: its pre-exec image is not the build */
 };
 
 /* ---- small helpers ---- */
@@ -549,7 +550,16 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 			internal_error(d, "writing the report", d->report.error);
 		d->sum.accesses++;
 		d->report_dirty = true;
-		if (d->want_registry &&
+		/*
+		 * The first image of the command is `sandtrace run`'s own child,
+		 * which loads the shim before it execs CMD: what it maps (the
+		 * CLI's libbsd, jansson) is not the build's.
+		 */
+		struct image *im = image_of(d, c->pid);
+		bool cli = im != NULL && im->exe != NULL && d->cli_exe[0] != '\0' &&
+			   im->exe_len == strlen(d->cli_exe) &&
+			   memcmp(im->exe, d->cli_exe, im->exe_len) == 0;
+		if (d->want_registry && !cli &&
 		    st__audit_note(&d->audit_log, a->kind, path, len, c->pid, a->err, denied) < 0)
 			internal_error(d, "audit", -ENOMEM);
 		rc = set_add(&d->paths, path, len);
@@ -1384,6 +1394,14 @@ int main(int argc, char **argv)
 	}
 	setup_policy(d, cwd);
 	strlcpy(d->cwd, cwd, sizeof(d->cwd));
+	{
+		char self[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+		if (slash != NULL)
+			snprintf(d->cli_exe, sizeof(d->cli_exe), "%.*s/sandtrace",
+				 (int)(slash - self), self);
+	}
 	setup_registry(d, fatal_v);
 	if (d->have_arena) {
 		int rc = sandtrace_ctrie_init(&d->arena);

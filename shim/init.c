@@ -1,5 +1,6 @@
 /* shim/init.c - real-symbol slots, on-demand initialisation, constructor and fork handling of the preload. */
 #include <stdlib.h>
+#include <link.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -106,6 +107,8 @@ void st__init(void)
 	copy_env(st__g.audit_path, sizeof(st__g.audit_path), SANDTRACE_ENV_AUDIT);
 	const char *f = env_get(SANDTRACE_ENV_FLAGS);
 	st__g.flags = f ? (unsigned)strtoul(f, NULL, 10) : 0;
+	st__g.launcher = (st__g.flags & SANDTRACE_F_LAUNCHER) != 0;
+	st__g.flags &= ~SANDTRACE_F_LAUNCHER; /* what is re-injected at exec */
 	st__g.active = st__g.socket_path[0] != 0;
 	st__g.pid = (int32_t)syscall(SYS_getpid);
 	st__g.uid = (uint32_t)syscall(SYS_getuid);
@@ -183,6 +186,28 @@ void st__leave(struct st_call *c)
 	st__depth--;
 }
 
+/* Each shared object the loader mapped before main (DT_NEEDED, and
+ * LD_PRELOAD entries of the program's) is a read of its file.  Without the
+ * LD_AUDIT module this is how library dependencies reach the report; the
+ * Ctrie makes it a lookup per library after the first process. */
+static int note_object(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	const char *n = info->dlpi_name;
+	if (n && n[0] == '/' && strcmp(n, st__g.lib_path) != 0)
+		st__record_path(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0);
+	return 0;
+}
+
+void st__note_libraries(void)
+{
+	struct st_call c;
+	if (st__g.audit_path[0] || !st__enter(&c))
+		return; /* the audit module records them */
+	dl_iterate_phdr(note_object, NULL);
+	st__leave(&c);
+	errno = c.saved_errno;
+}
+
 /* glibc passes (argc, argv, envp) to the constructors of preloaded objects. */
 __attribute__((constructor)) static void st_ctor(int argc, char **argv, char **envp)
 {
@@ -192,9 +217,12 @@ __attribute__((constructor)) static void st_ctor(int argc, char **argv, char **e
 	st__g.argv = argv;
 	/* the process record goes to the arena's log: no connection is made
 	 * unless this process needs an answer from the daemon */
-	if (st__g.active && !st__log_hello())
+	bool self = st__g.active && !st__g.launcher; /* the launcher is not the build */
+	if (self && !st__log_hello())
 		st__hello();
 	st__depth--;
+	if (self)
+		st__note_libraries();
 }
 
 __attribute__((destructor)) static void st_dtor(void)

@@ -58,6 +58,7 @@ void *st__resolve(_Atomic(void *) *slot, const char *name);
 struct st_state {
 	_Atomic int init;             /* 0 none, 1 in progress, 2 done */
 	bool active;                  /* SANDTRACE_SOCKET was set: trace this process */
+	bool launcher;                /* the CLI about to exec CMD (SANDTRACE_F_LAUNCHER) */
 	unsigned flags;               /* enum sandtrace_run_flags */
 	char socket_path[108];        /* sun_path */
 	char arena_name[SANDTRACE_ARENA_NAME_MAX];
@@ -213,6 +214,8 @@ int st__send_access(const struct sandtrace_access *acc, const char *path, size_t
 int st__request(unsigned kind, const char *path, size_t len, struct sandtrace_verdict *v);
 void st__send_exit(int status, bool child, pid_t pid);
 void st__hello(void);
+/* st__note_libraries - record the shared objects mapped in this process. */
+void st__note_libraries(void);
 /* st__log_record - append a record to this thread's chunk of the arena's log.
  * 0, or -1 when there is no log (or it is full): send it over the socket. */
 int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n);

@@ -986,7 +986,14 @@ EXPORT int chroot(const char *path)
 /* ---- libraries loaded by path (the loader's own opens are seen by the audit library) ---- */
 EXPORT void *dlopen(const char *path, int flags)
 {
-	if (!path || !strchr(path, '/'))
+	if (path && !strchr(path, '/')) {
+		/* found by the loader's search: record what it found */
+		void *h = REAL(dlopen)(path, flags);
+		if (h)
+			st__note_libraries();
+		return h;
+	}
+	if (!path)
 		return REAL(dlopen)(path, flags);
 	ONE_PATH(void *, NULL, (r_ == NULL), AT_FDCWD, path, K_R, false, false,
 		 REAL(dlopen)(path, flags));

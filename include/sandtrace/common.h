@@ -63,7 +63,10 @@ enum sandtrace_run_flags {
 	SANDTRACE_F_FAIL_OPEN = 1u << 1,  /* explicit: a lost daemon allows asks */
 	SANDTRACE_F_RECORD_ALL = 1u << 2, /* send every access, not first sightings */
 	SANDTRACE_F_NO_CACHE = 1u << 3,   /* no arena: every access asks the daemon */
-	SANDTRACE_F_MANIFEST = 1u << 4    /* reserved for input manifests */
+	SANDTRACE_F_MANIFEST = 1u << 4,   /* reserved for input manifests */
+	SANDTRACE_F_LAUNCHER = 1u << 5    /* only in the CLI's child before it execs CMD: the
+					     shim records the exec, not the launcher itself;
+					     never passed on */
 };
 
 /* Environment variables read by the shim (set by `sandtrace run` / `sandtrace env`). */

@@ -1,0 +1,89 @@
+#!/bin/sh
+# tests/integration/audit.sh - the dependency auditor: a header from a package left out of --deps is flagged (and hidden under a fence by an ask rule); owner-map errors name file and line.
+. "$(dirname "$0")/lib.sh"
+cd "$W"
+if ! dpkg-query -W -f='${Status}' zlib1g-dev 2>/dev/null | grep -q ' installed$'; then
+	echo "zlib1g-dev is not installed (scripts/setup installs it)"; bad "zlib1g-dev installed"; done_; exit
+fi
+printf '#include <zlib.h>\nconst char *v(void) { return zlibVersion(); }\n' > z.c
+printf 'int main(void) { return 0; }\n' > plain.c
+# field REPORT TYPE EXPR: python expression over the records of TYPE, printed
+records() {
+	python3 -c 'import json,sys
+rs=[json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+rs=[r for r in rs if r.get("type")==sys.argv[2]]
+print(eval(sys.argv[3]))' "$@"
+}
+
+# 1. audit only: zlib1g-dev, and only it, is used but not declared
+R=$W/audit.jsonl
+"$ST" run --audit --deps libc6-dev --report "$R" -- gcc -c z.c -o z.o
+check "audited build succeeds" test -f z.o
+und=$(records "$R" package '" ".join(sorted(r["package"] for r in rs if r.get("declared") is False))')
+check "exactly zlib1g-dev undeclared (got: $und)" test "$und" = zlib1g-dev
+check "its paths hold zlib.h" test "$(records "$R" package '"/usr/include/zlib.h" in [p for r in rs if r["package"]=="zlib1g-dev" for p in r["paths"]]')" = True
+check "first pid recorded" test "$(records "$R" package '[r["first_pid"]>0 for r in rs if r["package"]=="zlib1g-dev"][0]')" = True
+check "libc6-dev used, declared direct" test "$(records "$R" package '[r["declared"] for r in rs if r["package"]=="libc6-dev"][0]')" = direct
+check "audit summary record" test "$(records "$R" audit 'len(rs)')" = 1
+check "registry load time recorded" test "$(records "$R" audit 'rs[0]["load_ms"] > 0')" = True
+out=$("$ST" audit "$R")
+check "sandtrace audit lists it as undeclared" sh -c "echo \"\$1\" | grep -q '^  zlib1g-dev (first used by pid'" _ "$out"
+check "report --audit prints the audit" sh -c "$ST report --audit $R | grep -q 'undeclared packages used: 1'"
+# declared: nothing flagged
+R=$W/declared.jsonl
+"$ST" run --audit --deps libc6-dev,zlib1g-dev --report "$R" -- gcc -c z.c -o z.o
+check "declared: nothing undeclared" test "$(records "$R" package 'sum(1 for r in rs if r.get("declared") is False)')" = 0
+# a declared package that is never used
+R=$W/unused.jsonl
+"$ST" run --audit --deps "libc6-dev, zlib1g-dev" --report "$R" -- gcc -c plain.c -o plain.o
+check "declared, never used: zlib1g-dev" test "$(records "$R" package '[r["declared"] for r in rs if not r["used"] and r["package"]=="zlib1g-dev"]')" = "['direct']"
+# no registry without ask rules or --audit
+R=$W/noaudit.jsonl
+"$ST" run --deps libc6-dev --report "$R" -- gcc -c plain.c -o plain.o
+check "no audit records without --audit" test "$(records "$R" package 'len(rs)')" = 0
+
+# 2. ask rules: the include is hidden under a fence, reported (not hidden) without one
+cat > "$W/policy" <<P
+ask   read  /usr/include
+allow read  /usr
+allow exec  /usr
+allow read  /etc
+allow read  /proc
+allow read  /dev
+allow any   /dev/null
+allow any   ${W}
+allow any   /tmp
+P
+R=$W/fenced.jsonl
+msg=$("$ST" run --fence --policy "$W/policy" --deps libc6-dev --report "$R" -- gcc -c z.c -o zf.o 2>&1); rc=$?
+check "fenced: compile fails" test $rc -ne 0
+check "fenced: zlib.h missing" sh -c "echo \"\$1\" | grep -q 'zlib.h: No such file or directory'" _ "$msg"
+check "fenced: violation names zlib1g-dev, hidden" test "$(records "$R" violation '[(r.get("package"), r.get("hidden")) for r in rs if r["path"]=="/usr/include/zlib.h"][:1]')" = "[('zlib1g-dev', True)]"
+check "fenced: stdio.h from a declared package still seen" sh -c "\"$ST\" run --fence --policy \"$W/policy\" --deps libc6-dev -- gcc -c plain.c -o plainf.o"
+check "fenced: declared zlib1g-dev allowed" sh -c "\"$ST\" run --fence --policy \"$W/policy\" --deps libc6-dev,zlib1g-dev -- gcc -c z.c -o zd.o"
+R=$W/open.jsonl
+"$ST" run --policy "$W/policy" --deps libc6-dev --report "$R" -- gcc -c z.c -o zo.o; rc=$?
+check "not fenced: compile succeeds" test $rc -eq 0
+check "not fenced: violation reported, not hidden" test "$(records "$R" violation '[(r.get("package"), r.get("hidden")) for r in rs if r["path"]=="/usr/include/zlib.h"][:1]')" = "[('zlib1g-dev', False)]"
+check "asked: access record says undeclared" test "$(records "$R" access '[r.get("asked") for r in rs if r["path"]=="/usr/include/zlib.h"][:1]')" = "['undeclared']"
+check "asked: declared header says declared" test "$(records "$R" access '[r.get("asked") for r in rs if r["path"]=="/usr/include/stdc-predef.h"][:1]')" = "['declared']"
+
+# 3. an owner map (another package manager) with the fixture's status
+mkdir -p "$W/opt/include"
+echo '#define ZZ 1' > "$W/opt/include/zz.h"
+echo '#define OK 1' > "$W/opt/include/ok.h"
+printf '# exported\n%s/opt/include/zz.h\tzz-port\n%s/opt/include/ok.h\tok-port\n' "$W" "$W" > "$W/owners"
+printf '#include "zz.h"\n#include "ok.h"\n' > uses.c
+R=$W/owners.jsonl
+"$ST" run --audit --owners "$W/owners" --dpkg-root "$S/tests/fixtures/dpkg" --no-implicit-deps --deps ok-port --report "$R" -- gcc -I"$W/opt/include" -c uses.c -o uses.o
+check "owner map: zz-port undeclared" test "$(records "$R" package '" ".join(sorted(r["package"] for r in rs if r.get("declared") is False))')" = zz-port
+printf 'ask read %s/opt\nallow any /\n' "$W" > "$W/policy2"
+"$ST" run --fence --policy "$W/policy2" --owners "$W/owners" --dpkg-root "$S/tests/fixtures/dpkg" --no-implicit-deps --deps ok-port -- gcc -I"$W/opt/include" -c uses.c -o uses2.o 2>/dev/null
+check "owner map + fence: undeclared header hidden" test ! -e uses2.o
+printf '/a\tp\n/b p\n' > "$W/bad-owners"
+msg=$("$ST" run --audit --owners "$W/bad-owners" -- true 2>&1); rc=$?
+check "malformed owner map refused" test $rc -eq 125
+check "error names file:line" sh -c "echo \"\$1\" | grep -q '$W/bad-owners:2:'" _ "$msg"
+msg=$("$ST" run --audit --deps 'a (>= 1' -- true 2>&1); rc=$?
+check "malformed --deps refused" test $rc -eq 125
+done_
