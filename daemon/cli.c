@@ -48,7 +48,7 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: sandtrace run [OPTIONS] -- CMD [ARG...]\n"
-	    "       sandtrace env --socket PATH\n"
+	    "       sandtrace env [--loader-audit] --socket PATH\n"
 	    "       sandtrace report [--list | --audit] FILE\n"
 	    "       sandtrace audit [--all] FILE\n"
 	    "       sandtrace --help | --version\n"
@@ -870,15 +870,19 @@ static int cmd_env(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"socket", required_argument, NULL, 's'},
+	    {"loader-audit", no_argument, NULL, 'L'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *sockpath = NULL;
+	bool loader_audit = false;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
 		if (c == 's') {
 			sockpath = optarg;
+		} else if (c == 'L') {
+			loader_audit = true;
 		} else if (c == 'h') {
 			usage(stdout);
 			return 0;
@@ -936,7 +940,7 @@ static int cmd_env(int argc, char **argv)
 	char *shim = find_shim();
 	if (shim == NULL)
 		return SANDTRACE_EXIT_ERROR;
-	char *audit = find_audit(shim);
+	char *audit = loader_audit ? find_audit(shim) : NULL;
 	char *preload = preload_value(shim);
 	char flags[16];
 	snprintf(flags, sizeof(flags), "%u", info.run_flags);

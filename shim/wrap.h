@@ -42,14 +42,16 @@
 	} while (0)
 
 /* TWO_PATHS: rename and link style calls; both names are checked before the
- * call (a refusal of either refuses the call) and recorded after it. */
-#define TWO_PATHS(type, failv, failed, d1, p1, k1, nf1, d2, p2, k2, nf2, call)                     \
+ * call (a refusal of either refuses the call) and recorded after it.  The
+ * first name may be empty (AT_EMPTY_PATH: the file of d1) when e1. */
+#define TWO_PATHS(type, failv, failed, d1, p1, k1, nf1, e1, d2, p2, k2, nf2, call)                 \
 	do {                                                                                       \
 		struct st_call c_;                                                                 \
 		if (!st__enter(&c_))                                                               \
 			return call;                                                               \
 		struct st_acc *a_ = &st__tls_acc[0], *b_ = &st__tls_acc[1];                        \
 		st__acc_init(a_, (d1), (p1), (k1), (nf1));                                         \
+		a_->empty_path = (e1);                                                             \
 		st__acc_init(b_, (d2), (p2), (k2), (nf2));                                         \
 		int e_ = st__pre(a_);                                                              \
 		if (!e_)                                                                           \

@@ -318,15 +318,15 @@ EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t l
 }
 EXPORT int link(const char *old, const char *new)
 {
-	TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, old, K_Q, true, AT_FDCWD, new, K_W, true,
+	TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, old, K_Q, true, false, AT_FDCWD, new, K_W, true,
 		  REAL(link)(old, new));
 }
 EXPORT int linkat(int od, const char *old, int nd, const char *new, int flags)
 {
 	/* the source of linkat(AT_EMPTY_PATH) or of /proc/self/fd/N names an
-	 * open file (O_TMPFILE): resolution maps it to the real file or skips it */
-	TWO_PATHS(int, -1, FAILED_INT, od, old, K_Q, !(flags & AT_SYMLINK_FOLLOW), nd, new, K_W, true,
-		  REAL(linkat)(od, old, nd, new, flags));
+	 * open file (O_TMPFILE): both are mapped to the file the same way */
+	TWO_PATHS(int, -1, FAILED_INT, od, old, K_Q, !(flags & AT_SYMLINK_FOLLOW),
+		  AT_EMPTY(flags), nd, new, K_W, true, REAL(linkat)(od, old, nd, new, flags));
 }
 EXPORT int symlink(const char *target, const char *linkpath)
 {
@@ -342,8 +342,8 @@ EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
  * The name as spelled (the link itself) and its target are both queries,
  * both judged before the call: a refusal of either hides the answer. */
 #define REALPATH(call)                                                                             \
-	TWO_PATHS(char *, NULL, (r_ == NULL), AT_FDCWD, path, K_Q, true, AT_FDCWD, path, K_Q,      \
-		  false, call)
+	TWO_PATHS(char *, NULL, (r_ == NULL), AT_FDCWD, path, K_Q, true, false, AT_FDCWD, path,    \
+		  K_Q, false, call)
 EXPORT char *realpath(const char *path, char *resolved)
 {
 	REALPATH(REAL(realpath)(path, resolved));
@@ -386,17 +386,17 @@ EXPORT int remove(const char *path)
 }
 EXPORT int rename(const char *old, const char *new)
 {
-	TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, old, K_W, true, AT_FDCWD, new, K_W, true,
+	TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, old, K_W, true, false, AT_FDCWD, new, K_W, true,
 		  REAL(rename)(old, new));
 }
 EXPORT int renameat(int od, const char *old, int nd, const char *new)
 {
-	TWO_PATHS(int, -1, FAILED_INT, od, old, K_W, true, nd, new, K_W, true,
+	TWO_PATHS(int, -1, FAILED_INT, od, old, K_W, true, false, nd, new, K_W, true,
 		  REAL(renameat)(od, old, nd, new));
 }
 EXPORT int renameat2(int od, const char *old, int nd, const char *new, unsigned int flags)
 {
-	TWO_PATHS(int, -1, FAILED_INT, od, old, K_W, true, nd, new, K_W, true,
+	TWO_PATHS(int, -1, FAILED_INT, od, old, K_W, true, false, nd, new, K_W, true,
 		  REAL(renameat2)(od, old, nd, new, flags));
 }
 EXPORT int mknod(const char *path, mode_t mode, dev_t dev)

@@ -360,6 +360,14 @@ static void run_all(void)
 		res(linkat(fd, "", AT_FDCWD, p, AT_EMPTY_PATH));
 	}
 
+	/* AT_EMPTY_PATH on a descriptor of a named file: the source is that file.
+	 * (The *-empty cases open O_RDONLY, so the query is the *at call's own.) */
+	CASE("linkat-empty-fd", "F.src")
+	{
+		TRY(fd = open(S(".src"), O_RDONLY));
+		res(linkat(fd, "", AT_FDCWD, p, AT_EMPTY_PATH));
+	}
+
 	/* ---- stat family: follow variants judge the target, nofollow the link ---- */
 	CASE("stat", "S") res(stat(p, &st));
 	CASE("stat-missing", "") res(stat(p, &st));
@@ -368,7 +376,7 @@ static void run_all(void)
 	CASE("fstatat-nofollow", "S") res(fstatat(wfd, rel(""), &st, AT_SYMLINK_NOFOLLOW));
 	CASE("fstatat-empty", "F")
 	{
-		TRY(fd = open(p, O_PATH));
+		TRY(fd = open(p, O_RDONLY));
 		res(fstatat(fd, "", &st, AT_EMPTY_PATH));
 	}
 	CASE("stat64", "S") res(stat64(p, &st64));
@@ -386,7 +394,7 @@ static void run_all(void)
 	res(statx(wfd, rel(""), AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &stx));
 	CASE("statx-empty", "F")
 	{
-		TRY(fd = open(p, O_PATH));
+		TRY(fd = open(p, O_RDONLY));
 		res(statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx));
 	}
 
@@ -395,6 +403,11 @@ static void run_all(void)
 	CASE("faccessat", "F") res(faccessat(wfd, rel(""), R_OK, 0));
 	CASE("faccessat-eaccess", "F") res(faccessat(wfd, rel(""), R_OK, AT_EACCESS));
 	CASE("faccessat-nofollow", "S") res(faccessat(AT_FDCWD, p, F_OK, AT_SYMLINK_NOFOLLOW));
+	CASE("faccessat-empty", "F")
+	{
+		TRY(fd = open(p, O_RDONLY));
+		res(faccessat(fd, "", R_OK, AT_EMPTY_PATH));
+	}
 	CASE("euidaccess", "F") res(euidaccess(p, R_OK));
 	CASE("eaccess", "F") res(eaccess(p, R_OK));
 
@@ -465,6 +478,11 @@ static void run_all(void)
 	CASE("fchownat", "F") res(fchownat(wfd, rel(""), getuid(), getgid(), 0));
 	CASE("fchownat-nofollow", "S")
 	res(fchownat(AT_FDCWD, p, getuid(), getgid(), AT_SYMLINK_NOFOLLOW));
+	CASE("fchownat-empty", "F")
+	{
+		TRY(fd = open(p, O_PATH));
+		res(fchownat(fd, "", getuid(), getgid(), AT_EMPTY_PATH));
+	}
 	CASE("truncate", "F") res(truncate(p, 1));
 	CASE("truncate64", "F") res(truncate64(p, 1));
 	CASE("utime", "F") res(utime(p, NULL));
@@ -473,6 +491,11 @@ static void run_all(void)
 	CASE("futimesat", "F") res(futimesat(wfd, rel(""), NULL));
 	CASE("utimensat", "F") res(utimensat(wfd, rel(""), NULL, 0));
 	CASE("utimensat-nofollow", "S") res(utimensat(AT_FDCWD, p, NULL, AT_SYMLINK_NOFOLLOW));
+	CASE("utimensat-empty", "F")
+	{
+		TRY(fd = open(p, O_PATH));
+		res(utimensat(fd, "", NULL, AT_EMPTY_PATH));
+	}
 	CASE("futimens", "F")
 	{
 		TRY(fd = open(p, O_RDONLY));
@@ -523,6 +546,17 @@ static void run_all(void)
 		int mnt;
 		h.fh.handle_bytes = MAX_HANDLE_SZ;
 		res(name_to_handle_at(wfd, rel(""), &h.fh, &mnt, 0));
+	}
+	CASE("name_to_handle_at-empty", "F")
+	{
+		struct {
+			struct file_handle fh;
+			unsigned char space[MAX_HANDLE_SZ];
+		} h;
+		int mnt;
+		h.fh.handle_bytes = MAX_HANDLE_SZ;
+		TRY(fd = open(p, O_RDONLY));
+		res(name_to_handle_at(fd, "", &h.fh, &mnt, AT_EMPTY_PATH));
 	}
 	CASE("inotify_add_watch", "F")
 	{

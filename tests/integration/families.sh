@@ -65,8 +65,13 @@ freopen64               W fam-freopen64
 open-tmpfile            W fam-open-tmpfile
 linkat-procfd           W fam-linkat-procfd.dir
 linkat-procfd           W fam-linkat-procfd
+linkat-procfd           Q fam-linkat-procfd.dir/#*
 linkat-empty            W fam-linkat-empty.dir
 linkat-empty            W fam-linkat-empty
+linkat-empty            Q fam-linkat-empty.dir/#*
+linkat-empty-fd         R fam-linkat-empty-fd.src
+linkat-empty-fd         Q fam-linkat-empty-fd.src
+linkat-empty-fd         W fam-linkat-empty-fd
 stat                    Q fam-stat.target
 stat-missing            N fam-stat-missing
 lstat                   Q fam-lstat
@@ -90,6 +95,7 @@ access                  Q fam-access
 faccessat               Q fam-faccessat
 faccessat-eaccess       Q fam-faccessat-eaccess
 faccessat-nofollow      Q fam-faccessat-nofollow
+faccessat-empty         Q fam-faccessat-empty
 euidaccess              Q fam-euidaccess
 eaccess                 Q fam-eaccess
 readlink                Q fam-readlink
@@ -137,6 +143,7 @@ chown                   W fam-chown
 lchown                  W fam-lchown
 fchownat                W fam-fchownat
 fchownat-nofollow       W fam-fchownat-nofollow
+fchownat-empty          W fam-fchownat-empty
 truncate                W fam-truncate
 truncate64              W fam-truncate64
 utime                   W fam-utime
@@ -145,6 +152,7 @@ lutimes                 W fam-lutimes
 futimesat               W fam-futimesat
 utimensat               W fam-utimensat
 utimensat-nofollow      W fam-utimensat-nofollow
+utimensat-empty         W fam-utimensat-empty
 futimens                W fam-futimens
 setxattr                W fam-setxattr
 lsetxattr               W fam-lsetxattr
@@ -160,6 +168,7 @@ statvfs                 Q fam-statvfs
 statvfs64               Q fam-statvfs64
 pathconf                Q fam-pathconf
 name_to_handle_at       Q fam-name_to_handle_at
+name_to_handle_at-empty Q fam-name_to_handle_at-empty
 inotify_add_watch       Q fam-inotify_add_watch
 mkstemp                 W fam-mkstemp.??????
 mkstemp64               W fam-mkstemp64.??????

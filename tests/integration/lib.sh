@@ -4,7 +4,7 @@ B=$1; S=$2
 ST=$B/daemon/sandtrace
 DRV=$B/tests/drivers/stdriver
 W=$(mktemp -d /tmp/st-integ.XXXXXX)
-trap 'rm -rf "$W"' EXIT
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
 PASS=0; FAIL=0
 ok()   { PASS=$((PASS+1)); echo "ok   - $*"; }
 bad()  { FAIL=$((FAIL+1)); echo "FAIL - $*"; }
