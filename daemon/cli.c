@@ -26,6 +26,7 @@
 #include <sandtrace/common.h>
 #include <sandtrace/protocol.h>
 
+#include "manifest.h"
 #include "report.h"
 #include "util.h"
 
@@ -51,6 +52,7 @@ static void usage(FILE *f)
 	    "       sandtrace env [--loader-audit] --socket PATH\n"
 	    "       sandtrace report [--list | --audit] FILE\n"
 	    "       sandtrace audit [--all] FILE\n"
+	    "       sandtrace diff MANIFEST_A MANIFEST_B\n"
 	    "       sandtrace --help | --version\n"
 	    "\n"
 	    "run options:\n"
@@ -83,6 +85,15 @@ static void usage(FILE *f)
 	    "  --no-implicit-deps   do not declare Essential and build-essential's closure\n"
 	    "  --dpkg-root DIR      the dpkg database (default /var/lib/dpkg)\n"
 	    "  --owners FILE        a PATH<TAB>PACKAGE owner map instead of dpkg's lists\n"
+	    "\n"
+	    "input manifests (run options):\n"
+	    "  --manifest FILE      write every file read/executed (size, mtime, dev/ino, SHA-256)\n"
+	    "                       and every file written to FILE\n"
+	    "  --verify FILE        check each read of a file FILE lists against its digest\n"
+	    "                       (a mismatch is a violation; EACCES under --fence)\n"
+	    "  --hash-cache FILE    digests kept between runs (default ~/.cache/sandtrace/hashes;\n"
+	    "                       none: no cache)\n"
+	    "  --hash-threads N     hashing threads (default: the CPUs, at most 4)\n"
 	    "\n"
 	    "Exit status: CMD's status (128+N when killed by signal N), 127 when CMD is not "
 	    "found,\n"
@@ -437,10 +448,12 @@ static int cmd_run(int argc, char **argv)
 	    {"record", required_argument, NULL, O_RECORD},
 	    {"log", required_argument, NULL, O_LOG},
 	    {"arena-size", required_argument, NULL, O_ARENA_SIZE},
+	    ST__MF_LONGOPTS,
 	    {"help", no_argument, NULL, O_HELP},
 	    {NULL, 0, NULL, 0},
 	};
 	struct run_opts o = {0};
+	struct st__mf_opts mfo = {0}; /* --manifest, --verify (daemon/manifest.h) */
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+", opts, NULL)) != -1) {
@@ -520,6 +533,8 @@ static int cmd_run(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
+			if (st__mf_option(&mfo, c, optarg) > 0)
+				break;
 			usage(stderr);
 			return SANDTRACE_EXIT_ERROR;
 		}
@@ -612,7 +627,7 @@ static int cmd_run(int argc, char **argv)
 		size_t ncmd = 0;
 		while (o.cmd[ncmd])
 			ncmd++;
-		const char **dv = calloc(32 + ncmd, sizeof(char *));
+		const char **dv = calloc(48 + ncmd, sizeof(char *));
 		size_t n = 0;
 		dv[n++] = daemon_path;
 		dv[n++] = "--socket";
@@ -657,6 +672,7 @@ static int cmd_run(int argc, char **argv)
 				dv[n++] = pairs[i][1];
 			}
 		}
+		n = st__mf_daemon_args(&mfo, dv, n);
 		char *cmd_path = find_command(o.cmd[0]);
 		if (cmd_path != NULL) {
 			dv[n++] = "--allow-exec";
@@ -705,6 +721,7 @@ static int cmd_run(int argc, char **argv)
 	}
 
 	unsigned flags = st__run_flags(o.fence, o.fail_open, o.record_all, o.no_cache);
+	flags |= st__mf_opts_flags(&mfo);
 	char *preload = preload_value(shim);
 	pid_t cpid = fork();
 	if (cpid < 0) {
@@ -1229,6 +1246,8 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (strcmp(sub, "audit") == 0)
 		return cmd_audit(argc - 1, argv + 1);
+	if (strcmp(sub, "diff") == 0)
+		return st__mf_cmd_diff(argc - 1, argv + 1);
 	warnx("unknown command \"%s\"", sub);
 	usage(stderr);
 	return SANDTRACE_EXIT_ERROR;

@@ -36,6 +36,7 @@
 #include <sandtrace/policy.h>
 #include <sandtrace/protocol.h>
 
+#include "manifest.h"
 #include "policy_file.h"
 #include "registry.h"
 #include "report.h"
@@ -148,6 +149,8 @@ struct daemon {
 	struct st__audit audit_log;
 	char cwd[PATH_MAX];
 	char cli_exe[PATH_MAX]; /* <our dir>/sandtrace: its pre-exec image is not the build */
+	struct st__mf_opts mfo; /* --manifest, --verify, --hash-cache (daemon/manifest.h) */
+	struct st__mf *mf;
 };
 
 /* ---- small helpers ---- */
@@ -604,6 +607,14 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 	if (rc < 0)
 		return rc;
 
+	if ((v.a.flags & SANDTRACE_AF_VERIFY) && d->mf != NULL) {
+		/* --verify: does this version of a listed file match the manifest? */
+		struct sandtrace_verdict vd;
+		st__mf_verify(d->mf, &v, c->pid ? c->pid : c->peer_pid, &vd);
+		d->report_dirty = true;
+		struct iovec iov = {&vd, sizeof(vd)};
+		return reply(d, c, SANDTRACE_MSG_VERDICT, f->seq, &iov, 1);
+	}
 	if (v.a.flags & SANDTRACE_AF_REPLY) {
 		unsigned cls = sandtrace_kind_class(v.a.kind);
 		int err = 0;
@@ -669,6 +680,7 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 	record_path(d, c, &v.a, v.path, v.a.path_len);
 	if (v.path2 != NULL)
 		record_path(d, c, &v.a, v.path2, v.a.path2_len);
+	st__mf_note(d->mf, &v, c->pid); /* --manifest: inputs, outputs, digests */
 	return 0;
 }
 
@@ -1070,7 +1082,8 @@ static void finish_report(struct daemon *d)
 				   (unsigned long long)d->internal_errors,
 				   d->report.error ? ", report write: " : "",
 				   d->report.error ? strerror(-d->report.error) : "");
-	st__report_emit(&d->report, st__rec_summary(&d->sum));
+	st__mf_finish(d->mf); /* --manifest/--verify: digests, the manifest file, its record */
+	st__report_emit(&d->report, st__mf_summary(d->mf, st__rec_summary(&d->sum)));
 	int rc = st__report_close(&d->report);
 	if (rc < 0)
 		st__log("error: closing the report %s: %s", d->report_path, strerror(-rc));
@@ -1106,7 +1119,8 @@ static void usage(FILE *f)
 	    "PID]\n"
 	    "                  [--ready-fd N] [--log FILE] [--private-dir DIR]\n"
 	    "                  [--audit] [--deps PKG,PKG] [--deps-from DIR] [--no-implicit-deps]\n"
-	    "                  [--dpkg-root DIR] [--owners FILE] [-- CMD ARG...]\n"
+	    "                  [--dpkg-root DIR] [--owners FILE] [--manifest FILE] [--verify FILE]\n"
+	    "                  [--hash-cache FILE|none] [--hash-threads N] [-- CMD ARG...]\n"
 	    "The operands after -- are the traced command, written to the report's run record.\n"
 	    "--private-dir: the CLI's directory, emptied and removed if the parent dies first.\n");
 }
@@ -1188,6 +1202,7 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 	    {"no-implicit-deps", no_argument, NULL, O_NO_IMPLICIT},
 	    {"dpkg-root", required_argument, NULL, O_DPKG_ROOT},
 	    {"owners", required_argument, NULL, O_OWNERS},
+	    ST__MF_LONGOPTS,
 	    {"help", no_argument, NULL, O_HELP},
 	    {NULL, 0, NULL, 0},
 	};
@@ -1264,6 +1279,8 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		default:
+			if (st__mf_option(&d->mfo, o, optarg) > 0)
+				break;
 			usage(stderr);
 			exit(EXIT_STARTUP);
 		}
@@ -1384,6 +1401,13 @@ int main(int argc, char **argv)
 		fatal("signalfd/epoll: %s", strerror(errno));
 
 	d->run_flags = st__run_flags(d->fence, d->fail_open, d->record_all, d->no_cache);
+	d->run_flags |= st__mf_opts_flags(&d->mfo);
+	{
+		char mferr[600];
+		if (st__mf_new(&d->mf, &d->mfo, d->run_flags, &d->report, &d->sum, &d->seq, mferr,
+			       sizeof(mferr)) < 0)
+			fatal("%s", mferr);
+	}
 	if (!d->no_cache) {
 		int rc =
 		    sandtrace_arena_create(&d->arena, d->arena_size, d->run_flags, d->arena_name);
@@ -1411,6 +1435,9 @@ int main(int argc, char **argv)
 		rc = sandtrace_log_init(&d->arena, 1u << 20);
 		if (rc < 0)
 			fatal("starting the record log: %s", strerror(-rc));
+		if (st__mf_publish(d->mf, &d->arena) < 0)
+			fatal("the arena cannot hold the --verify manifest's paths: use a larger "
+			      "--arena-size");
 	}
 
 	int rc = st__report_open(&d->report, d->report_path, false);
@@ -1491,6 +1518,7 @@ int main(int argc, char **argv)
 	st__registry_free(&d->reg);
 	st__deplist_free(&d->deps);
 	st__audit_free(&d->audit_log);
+	st__mf_free(d->mf);
 	free(d->ptab_private);
 	st__log("done: %llu process image(s), %llu access record(s), %llu violation(s)",
 		(unsigned long long)d->sum.processes, (unsigned long long)d->sum.accesses,

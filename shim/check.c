@@ -94,11 +94,49 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->asked = false;
 	a->verdict = SANDTRACE_ALLOW;
 	a->deny_err = 0;
+	a->ns_change = false;
+	a->was_link = false;
+	a->was_missing = false;
 	a->abs = NULL;
 	a->abs_len = 0;
 	a->abs_map = 0;
 	a->rpath = NULL;
 	a->rpath_len = 0;
+	a->fd = -1;
+	a->refuse = false;
+}
+
+/*
+ * Cache coherence.  A cached verdict or "already recorded" entry is keyed by
+ * the path as spelled; what it stands for depends on symlink resolution,
+ * which only changes when a symlink appears, disappears or moves (or a
+ * directory holding one moves).  Every traced process bumps the arena's
+ * fs_gen when it does that (st__post), and every key starts with the
+ * generation it was made in, so older entries simply miss.  Writers that are
+ * not traced (static binaries, processes outside the run) are not seen: a
+ * symlink they change can leave a verdict stale until the next traced change.
+ */
+#define KEY_GEN 4u
+
+static const char *key_of_abs(struct st_acc *a, size_t *len)
+{
+	uint32_t gen = 0;
+	if (st__g.arena.base)
+		/* acquire: pairs with the bump after the namespace change */
+		gen = (uint32_t)atomic_load_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen,
+						     memory_order_acquire);
+	char *k = a->abs - KEY_GEN;
+	memcpy(k, &gen, KEY_GEN);
+	*len = a->abs_len + KEY_GEN;
+	return k;
+}
+
+static void fs_gen_bump(void)
+{
+	if (st__g.arena.base)
+		/* release: the namespace change (done) before the new generation */
+		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen, 1,
+					  memory_order_release);
 }
 
 /* Build a->abs: the absolute spelling, cleaned but with ".." kept. */
@@ -129,19 +167,20 @@ static bool make_abs(struct st_acc *a)
 			return false;
 		}
 	}
-	size_t need = (size_t)blen + strlen(p) + 2;
-	char *out = a->absbuf;
-	size_t cap = sizeof(a->absbuf);
-	if (need > cap) {
+	size_t need = (size_t)blen + strlen(p) + 2 + KEY_GEN;
+	char *out = a->absbuf + KEY_GEN;
+	size_t cap = sizeof(a->absbuf) - KEY_GEN;
+	if (need > sizeof(a->absbuf)) {
 		/* a path longer than our buffer is carried whole */
 		size_t m = (need + 4095) & ~(size_t)4095;
-		out = mmap(NULL, m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (out == MAP_FAILED) {
+		char *map = mmap(NULL, m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (map == MAP_FAILED) {
 			a->skip = true;
 			return false;
 		}
 		a->abs_map = m;
-		cap = m;
+		out = map + KEY_GEN;
+		cap = m - KEY_GEN;
 	}
 	ssize_t n = p[0] == 0 ? (memcpy(out, base, (size_t)blen + 1), blen)
 			      : st__path_join(base, (size_t)blen, p, out, cap);
@@ -251,12 +290,148 @@ static void send_record(struct st_acc *a, unsigned kind, int err, uint16_t flags
 	st__send_access(&acc, a->rpath, a->rpath_len, NULL, 0);
 }
 
+/* ---- identity mode (SANDTRACE_F_IDENTITY: --manifest, --verify) ---- */
+
+/* The identity of the regular file a read or exec reached: one fstat on the
+ * descriptor the program got (a->fd), or a stat of the resolved path when
+ * there is none (exec, dlopen, libraries mapped by the loader).  false for
+ * anything that is not a regular file, or when the call fails.  The caller
+ * preserves errno. */
+static bool take_identity(struct st_acc *a, struct sandtrace_identity *id)
+{
+	struct stat st;
+	long r;
+	if (a->fd >= 0) {
+		r = syscall(SYS_fstat, a->fd, &st);
+	} else {
+		resolve(a);
+		struct st_tls *t = st__tls();
+		if (a->skip || !t || a->rpath_len + 1 > sizeof(t->scratch))
+			return false;
+		memcpy(t->scratch, a->rpath, a->rpath_len); /* rpath need not end with a NUL */
+		t->scratch[a->rpath_len] = 0;
+		r = syscall(SYS_newfstatat, AT_FDCWD, t->scratch, &st, 0);
+	}
+	if (r != 0 || !S_ISREG(st.st_mode))
+		return false;
+	id->dev = (uint64_t)st.st_dev;
+	id->ino = (uint64_t)st.st_ino;
+	id->size = (int64_t)st.st_size;
+	id->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	id->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+	return true;
+}
+
+/* Look up (insert false) or insert the identity key: the usual key (fs
+ * generation + abs) followed by the 40 identity bytes, written in place
+ * after abs and replaced by a NUL after.  Returns as sandtrace_ctrie_lookup
+ * or sandtrace_ctrie_insert (*v: the value to insert / the value found). */
+static int id_key(struct st_acc *a, unsigned cls, const struct sandtrace_identity *id,
+		  bool insert, uint32_t *v)
+{
+	size_t klen;
+	const char *k = key_of_abs(a, &klen);
+	memcpy(a->abs + a->abs_len, id, sizeof(*id));
+	klen += sizeof(*id);
+	int r = insert ? sandtrace_ctrie_insert(&st__g.arena, cls, k, klen, *v, v)
+		       : sandtrace_ctrie_lookup(&st__g.arena, cls, k, klen, v);
+	a->abs[a->abs_len] = 0;
+	return r;
+}
+
+/* --verify: is this version of a listed file the one the manifest holds?
+ * Returns SANDTRACE_V_TAMPERED when not, 0 when it is or the path is not
+ * listed.  *nocache: the answer must not be cached (the daemon was lost). */
+static uint32_t verify_version(struct st_acc *a, unsigned kind, const struct sandtrace_identity *id,
+			       bool *nocache)
+{
+	uint32_t v;
+	resolve(a);
+	if (a->skip)
+		return 0;
+	/* the daemon published every listed path at start: most reads never ask */
+	if (st__g.arena.base && sandtrace_ctrie_lookup(&st__g.arena, SANDTRACE_KEY_LISTED,
+						       a->rpath, a->rpath_len, &v) != 1)
+		return 0;
+	struct sandtrace_verdict vd;
+	if (st__request_verify(kind, a->rpath, a->rpath_len, id, &vd) == 0)
+		return vd.action == SANDTRACE_ALLOW ? 0 : SANDTRACE_V_TAMPERED;
+	*nocache = true;
+	/* the daemon is lost: a fenced run fails closed */
+	return (st__g.flags & SANDTRACE_F_FENCED) && !(st__g.flags & SANDTRACE_F_FAIL_OPEN)
+		   ? SANDTRACE_V_TAMPERED
+		   : 0;
+}
+
+/* Record a successful READ/EXEC in identity mode: one record per (path
+ * spelling, file version), verified under --verify at its first use.
+ * Returns false when the access has no identity (not a regular file): the
+ * caller records it by path as usual. */
+static bool post_identity(struct st_acc *a, unsigned kind)
+{
+	struct sandtrace_identity id;
+	if (!take_identity(a, &id))
+		return false;
+	unsigned cls = SANDTRACE_KEY_IDENTITY | key_of(kind, a->nofollow);
+	size_t cap = a->abs_map ? a->abs_map - KEY_GEN : sizeof(a->absbuf) - KEY_GEN;
+	bool keyed = st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL) &&
+		     a->abs_len + sizeof(id) + 1 <= cap;
+	uint32_t v = 0;
+	if (keyed && id_key(a, cls, &id, false, &v) == 1) {
+		/* this version was recorded (and verified) by some process: a hit */
+		atomic_fetch_add_explicit(&st__g.hits, 1, memory_order_relaxed);
+		goto done;
+	}
+	bool nocache = false;
+	v = SANDTRACE_V_RECORDED;
+	if (st__g.flags & SANDTRACE_F_VERIFY)
+		v |= verify_version(a, kind, &id, &nocache);
+	if (keyed && !nocache && id_key(a, cls, &id, true, &v) == 0) {
+		/* another process recorded it first (v is now its value) */
+		atomic_fetch_add_explicit(&st__g.hits, 1, memory_order_relaxed);
+		goto done;
+	}
+	resolve(a);
+	if (!a->skip) {
+		bool refused = (v & SANDTRACE_V_TAMPERED) && (st__g.flags & SANDTRACE_F_FENCED) &&
+			       (a->fd >= 0 || kind == SANDTRACE_KIND_EXEC);
+		struct sandtrace_access acc = {.kind = (uint8_t)kind,
+					       .verdict = (uint8_t)a->verdict,
+					       .flags = SANDTRACE_AF_IDENTITY,
+					       .err = refused ? EACCES : 0,
+					       .path_len = (uint32_t)a->rpath_len};
+		if (a->fail_open)
+			acc.flags |= SANDTRACE_AF_FAIL_OPEN;
+		if (a->asked)
+			acc.flags |= SANDTRACE_AF_ASKED;
+		/* the identity travels as the last part of the payload */
+		st__send_access(&acc, a->rpath, a->rpath_len, (const char *)&id, sizeof(id));
+	}
+done:
+	/* a fenced run refuses a version that failed verification: the wrapper
+	 * undoes the open (a->fd), the exec is not made */
+	if ((v & SANDTRACE_V_TAMPERED) && (st__g.flags & SANDTRACE_F_FENCED) &&
+	    (a->fd >= 0 || kind == SANDTRACE_KIND_EXEC))
+		a->refuse = true;
+	return true;
+}
+
 int st__pre(struct st_acc *a)
 {
 	int saved = errno;
 	if (!make_abs(a)) {
 		errno = saved;
 		return 0;
+	}
+	if (a->kind == SANDTRACE_KIND_WRITE && a->nofollow && st__g.arena.base) {
+		/* a namespace write (unlink, rename, symlink, mkdir, ...): was
+		 * the name a symlink or a directory, or absent? (st__post) */
+		struct stat st;
+		a->ns_change = true;
+		if (syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			a->was_link = S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode);
+		else
+			a->was_missing = errno == ENOENT;
 	}
 	unsigned cls = sandtrace_kind_class(a->kind);
 	uint32_t v;
@@ -266,14 +441,14 @@ int st__pre(struct st_acc *a)
 			return 0;
 		}
 		unsigned key = SANDTRACE_KEY_VERDICT | cls | (a->nofollow ? SANDTRACE_KEY_NOFOLLOW : 0);
-		int r = sandtrace_ctrie_lookup(&st__g.arena, key, a->abs, a->abs_len, &v);
+		size_t klen;
+		const char *k = key_of_abs(a, &klen);
+		int r = sandtrace_ctrie_lookup(&st__g.arena, key, k, klen, &v);
 		if (r != 1) {
 			v = decide_local(a, cls);
 			/* a fail-open answer is not cached: the next call tries again */
-			if (!a->fail_open && !a->asked)
-				sandtrace_ctrie_insert(&st__g.arena, key, a->abs, a->abs_len, v, NULL);
-			else if (!a->fail_open && a->asked)
-				sandtrace_ctrie_insert(&st__g.arena, key, a->abs, a->abs_len, v, NULL);
+			if (!a->fail_open)
+				sandtrace_ctrie_insert(&st__g.arena, key, k, klen, v, NULL);
 		}
 	} else {
 		v = decide_remote(a);
@@ -287,9 +462,12 @@ int st__pre(struct st_acc *a)
 	a->deny_err = (v & SANDTRACE_V_EACCES) ? EACCES : ENOENT;
 	/* a violation: recorded once per (kind, path) */
 	bool first = true;
-	if (st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL))
+	if (st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL)) {
+		size_t klen;
+		const char *k = key_of_abs(a, &klen);
 		first = sandtrace_ctrie_insert(&st__g.arena, key_of(a->kind, a->nofollow) | 0x80u,
-					       a->abs, a->abs_len, v, NULL) != 0;
+					       k, klen, v, NULL) != 0;
+	}
 	if (first)
 		send_record(a, a->kind, a->deny_err, SANDTRACE_AF_DENIED);
 	st__acc_done(a);
@@ -300,7 +478,7 @@ int st__pre(struct st_acc *a)
 void st__acc_done(struct st_acc *a)
 {
 	if (a->abs_map) {
-		munmap(a->abs, a->abs_map);
+		munmap(a->abs - KEY_GEN, a->abs_map);
 		a->abs_map = 0;
 		a->abs = NULL;
 	}
@@ -314,9 +492,23 @@ void st__post(struct st_acc *a, int err)
 	unsigned kind = a->kind;
 	if (err == ENOENT && kind != SANDTRACE_KIND_WRITE)
 		kind = SANDTRACE_KIND_MISSING;
+	if (a->ns_change && !err) {
+		/* a symlink created, removed or moved, or a directory moved */
+		struct stat st;
+		if (a->was_link ||
+		    (a->was_missing && syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st,
+					       AT_SYMLINK_NOFOLLOW) == 0 &&
+		     S_ISLNK(st.st_mode)))
+			fs_gen_bump();
+	}
+	if (err == 0 && (st__g.flags & SANDTRACE_F_IDENTITY) &&
+	    (kind == SANDTRACE_KIND_READ || kind == SANDTRACE_KIND_EXEC) && post_identity(a, kind))
+		goto out;
 	if (st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL)) {
-		int r = sandtrace_ctrie_insert(&st__g.arena, key_of(kind, a->nofollow), a->abs,
-					       a->abs_len, SANDTRACE_V_RECORDED, NULL);
+		size_t klen;
+		const char *k = key_of_abs(a, &klen);
+		int r = sandtrace_ctrie_insert(&st__g.arena, key_of(kind, a->nofollow), k, klen,
+					       SANDTRACE_V_RECORDED, NULL);
 		if (r == 0) { /* already recorded by some process: a hit */
 			atomic_fetch_add_explicit(&st__g.hits, 1, memory_order_relaxed);
 			goto out;

@@ -241,14 +241,12 @@ int st__send_access(const struct sandtrace_access *acc, const char *path, size_t
 	return r;
 }
 
-int st__request(unsigned kind, const char *path, size_t len, struct sandtrace_verdict *v)
+/* One ACCESS request (AF_REPLY) and its VERDICT. */
+static int request(const struct iovec *iov, int n, struct sandtrace_verdict *v)
 {
 	int saved = errno, r = -EPIPE;
-	struct sandtrace_access acc = {.kind = (uint8_t)kind, .flags = SANDTRACE_AF_REPLY,
-				       .path_len = (uint32_t)len};
-	struct iovec iov[2] = {{&acc, sizeof(acc)}, {(void *)path, len}};
 	pthread_mutex_lock(&st__g.lock);
-	if (conn_locked() && (r = send_locked(SANDTRACE_MSG_ACCESS, 0, iov, 2)) == 0) {
+	if (conn_locked() && (r = send_locked(SANDTRACE_MSG_ACCESS, 0, iov, n)) == 0) {
 		uint32_t want = st__g.seq;
 		struct sandtrace_frame f;
 		for (;;) {
@@ -269,6 +267,25 @@ int st__request(unsigned kind, const char *path, size_t len, struct sandtrace_ve
 	pthread_mutex_unlock(&st__g.lock);
 	errno = saved;
 	return r;
+}
+
+int st__request(unsigned kind, const char *path, size_t len, struct sandtrace_verdict *v)
+{
+	struct sandtrace_access acc = {.kind = (uint8_t)kind, .flags = SANDTRACE_AF_REPLY,
+				       .path_len = (uint32_t)len};
+	struct iovec iov[2] = {{&acc, sizeof(acc)}, {(void *)path, len}};
+	return request(iov, 2, v);
+}
+
+int st__request_verify(unsigned kind, const char *path, size_t len,
+		       const struct sandtrace_identity *id, struct sandtrace_verdict *v)
+{
+	struct sandtrace_access acc = {
+	    .kind = (uint8_t)kind,
+	    .flags = SANDTRACE_AF_REPLY | SANDTRACE_AF_VERIFY | SANDTRACE_AF_IDENTITY,
+	    .path_len = (uint32_t)len};
+	struct iovec iov[3] = {{&acc, sizeof(acc)}, {(void *)path, len}, {(void *)id, sizeof(*id)}};
+	return request(iov, 3, v);
 }
 
 void st__send_exit(int status, bool child, pid_t pid)

@@ -136,11 +136,18 @@ struct st_acc {
 	bool asked;           /* verdict came from an ask rule */
 	unsigned verdict;     /* enum sandtrace_action applied */
 	int deny_err;         /* ENOENT or EACCES */
-	char *abs;            /* absolute spelling (key): points into absbuf or an mmap */
+	bool ns_change;       /* a namespace write: may change symlink resolution */
+	bool was_link;        /* the name was a symlink or directory before the call */
+	bool was_missing;     /* the name did not exist before the call */
+	char *abs;            /* absolute spelling: points into absbuf (after the 4-byte
+				 generation that prefixes every Ctrie key) or an mmap */
 	size_t abs_len;
 	size_t abs_map;       /* bytes mapped for abs when it did not fit */
 	char *rpath;          /* resolved path: points into rbuf or equals abs */
 	size_t rpath_len;
+	int fd;               /* identity mode: the descriptor a read-only open returned, or -1 */
+	bool refuse;          /* identity mode, fenced: the version failed --verify; the wrapper
+				 closes what it opened and fails with EACCES */
 	char absbuf[ST_PATH_BUF];
 	char rbuf[ST_PATH_BUF];
 };
@@ -212,6 +219,10 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 int st__send_access(const struct sandtrace_access *acc, const char *path, size_t len,
 		    const char *path2, size_t len2);
 int st__request(unsigned kind, const char *path, size_t len, struct sandtrace_verdict *v);
+/* st__request_verify - ask the daemon whether this version (id) of path
+ * matches the --verify manifest (ACCESS with AF_REPLY|AF_VERIFY|AF_IDENTITY). */
+int st__request_verify(unsigned kind, const char *path, size_t len,
+		       const struct sandtrace_identity *id, struct sandtrace_verdict *v);
 void st__send_exit(int status, bool child, pid_t pid);
 void st__hello(void);
 /* st__note_libraries - record the shared objects mapped in this process. */

@@ -35,11 +35,36 @@
 		errno = c_.saved_errno;                                                            \
 		type r_ = ST_FORWARD(call);                                                        \
 		int after_ = errno;                                                                \
+		if (!(failed) && (kind) == K_R && (st__g.flags & SANDTRACE_F_IDENTITY))            \
+			a_->fd = ST_RESULT_FD(r_);                                                 \
 		st__post(a_, (failed) ? after_ : 0);                                               \
+		if (a_->refuse) { /* --verify --fence: this version failed verification */        \
+			ST_UNDO_RESULT(r_);                                                        \
+			r_ = failv;                                                                \
+			after_ = EACCES;                                                           \
+		}                                                                                  \
 		st__leave(&c_);                                                                    \
 		errno = after_;                                                                    \
 		return r_;                                                                         \
 	} while (0)
+
+/*
+ * Identity mode: the descriptor behind a wrapper's result (an int from the
+ * open family, a FILE * from fopen), so that st__post takes the file's
+ * identity with one fstat on what was opened; -1 for other results (dlopen:
+ * st__post stats the path).  ST_UNDO_RESULT closes it again when the
+ * version is refused.  The shim's own calls pass through (st__depth).
+ */
+static inline int st__fd_int(int unused, int r) { return r; }
+static inline int st__fd_file(int unused, FILE *f) { return f ? fileno(f) : -1; }
+static inline int st__fd_none(int unused, ...) { return -1; }
+#define ST_RESULT_FD(r)                                                                            \
+	_Generic((r), int: st__fd_int, FILE *: st__fd_file, default: st__fd_none)(0, (r))
+static inline void st__undo_int(int unused, int r) { if (r >= 0) close(r); }
+static inline void st__undo_file(int unused, FILE *f) { if (f) fclose(f); }
+static inline void st__undo_none(int unused, ...) {}
+#define ST_UNDO_RESULT(r)                                                                          \
+	_Generic((r), int: st__undo_int, FILE *: st__undo_file, default: st__undo_none)(0, (r))
 
 /* TWO_PATHS: rename and link style calls; both names are checked before the
  * call (a refusal of either refuses the call) and recorded after it.  The

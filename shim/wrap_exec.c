@@ -251,6 +251,10 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 		return -1;
 	}
 	note_exec(a);
+	if (a->refuse) { /* --verify --fence: this version of the program failed verification */
+		errno = EACCES;
+		return -1;
+	}
 	struct st_env env;
 	env_fix(envp, &env);
 	int r;
@@ -488,6 +492,11 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 			return e; /* posix_spawn returns the error number */
 		}
 		note_exec(a);
+		if (a->refuse) { /* --verify --fence: the program failed verification */
+			st__leave(&c);
+			errno = c.saved_errno;
+			return EACCES;
+		}
 	}
 	struct st_env env;
 	env_fix(envp, &env);

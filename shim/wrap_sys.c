@@ -1,6 +1,6 @@
 /* shim/wrap_sys.c - libc's syscall(): file-system system call numbers are decoded like their named wrappers. */
-#include <stdarg.h>
 #include <linux/openat2.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/syscall.h>
@@ -78,7 +78,8 @@ static long sys_openat2(int dirfd, const char *path, const struct open_how *how,
 static long sys_fchmodat2(int dirfd, const char *path, mode_t mode, int flags)
 {
 	ONE_PATH(long, -1, (r_ < 0), dirfd, path, K_W, (flags & AT_SYMLINK_NOFOLLOW) != 0,
-		 (flags & AT_EMPTY_PATH) != 0, REAL(syscall)(SYS_fchmodat2, dirfd, path, mode, flags));
+		 (flags & AT_EMPTY_PATH) != 0,
+		 REAL(syscall)(SYS_fchmodat2, dirfd, path, mode, flags));
 }
 
 #define P(x) ((const char *)(x))

@@ -69,11 +69,24 @@ int sandtrace_proto_decode_access(const void *payload, uint32_t len,
 	} else if (out->a.path2_len != 0) {
 		return -EPROTO;
 	}
+	if ((out->a.flags & SANDTRACE_AF_IDENTITY) && out->a.kind != SANDTRACE_KIND_READ &&
+	    out->a.kind != SANDTRACE_KIND_EXEC)
+		return -EPROTO;
+	if ((out->a.flags & SANDTRACE_AF_VERIFY) &&
+	    (out->a.flags & (SANDTRACE_AF_REPLY | SANDTRACE_AF_IDENTITY)) !=
+		(SANDTRACE_AF_REPLY | SANDTRACE_AF_IDENTITY))
+		return -EPROTO;
 	want = (uint64_t)sizeof(out->a) + out->a.path_len + out->a.path2_len;
+	if (out->a.flags & SANDTRACE_AF_IDENTITY)
+		want += sizeof(out->id);
 	if (want != len)
 		return -EPROTO;
 	out->path = p + sizeof(out->a);
 	out->path2 = (out->a.flags & SANDTRACE_AF_TWO_PATHS) ? out->path + out->a.path_len : NULL;
+	if (out->a.flags & SANDTRACE_AF_IDENTITY)
+		memcpy(&out->id, out->path + out->a.path_len + out->a.path2_len, sizeof(out->id));
+	else
+		memset(&out->id, 0, sizeof(out->id));
 	return 0;
 }
 

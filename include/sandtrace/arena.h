@@ -56,7 +56,10 @@ struct sandtrace_arena_header {
 	uint32_t reserved1;                   /* 140 */
 	_Atomic uint64_t log_nchunks;         /* 144: slots handed out (fetch-and-add) */
 	_Atomic uint64_t log_seq;             /* 152: order of entries across chunks */
-	uint64_t reserved2[4];                /* 160..191 */
+	_Atomic uint64_t fs_gen;              /* 160: bumped when a traced process creates, removes
+						       or renames a symlink or renames a directory:
+						       cached entries of older generations miss */
+	uint64_t reserved2[3];                /* 168..191 */
 };
 _Static_assert(offsetof(struct sandtrace_arena_header, bump) == 24, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, root) == 40, "layout");

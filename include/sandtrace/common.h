@@ -63,10 +63,16 @@ enum sandtrace_run_flags {
 	SANDTRACE_F_FAIL_OPEN = 1u << 1,  /* explicit: a lost daemon allows asks */
 	SANDTRACE_F_RECORD_ALL = 1u << 2, /* send every access, not first sightings */
 	SANDTRACE_F_NO_CACHE = 1u << 3,   /* no arena: every access asks the daemon */
-	SANDTRACE_F_MANIFEST = 1u << 4,   /* reserved for input manifests */
-	SANDTRACE_F_LAUNCHER = 1u << 5    /* only in the CLI's child before it execs CMD: the
+	SANDTRACE_F_MANIFEST = 1u << 4,   /* --manifest: the daemon writes an input manifest */
+	SANDTRACE_F_LAUNCHER = 1u << 5,   /* only in the CLI's child before it execs CMD: the
 					     shim records the exec, not the launcher itself;
 					     never passed on */
+	SANDTRACE_F_IDENTITY = 1u << 6,   /* --manifest/--verify: one fstat per first read of a
+					     file version; records carry struct
+					     sandtrace_identity and are keyed by it */
+	SANDTRACE_F_VERIFY = 1u << 7      /* --verify: reads of files the manifest lists are
+					     checked against its digests (first use of each
+					     version; SANDTRACE_KEY_LISTED in the Ctrie) */
 };
 
 /* Environment variables read by the shim (set by `sandtrace run` / `sandtrace env`). */

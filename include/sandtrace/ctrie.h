@@ -28,11 +28,23 @@
 
 #define SANDTRACE_KEY_VERDICT 0x40u   /* key class of a cached verdict: | class bit */
 #define SANDTRACE_KEY_NOFOLLOW 0x20u  /* or'ed into a record key: last component not followed */
+/*
+ * Identity mode (SANDTRACE_F_IDENTITY): a READ/EXEC record of a regular
+ * file is keyed by SANDTRACE_KEY_IDENTITY | kind [| NOFOLLOW] + path bytes
+ * + the 40 bytes of struct sandtrace_identity, so a new version of a file
+ * already read is a miss (recorded, and verified under --verify) even
+ * though its path is not new.  The value is SANDTRACE_V_RECORDED, with
+ * SANDTRACE_V_TAMPERED when that version failed verification.
+ */
+#define SANDTRACE_KEY_IDENTITY 0x08u
+/* A path the --verify manifest lists (resolved path bytes; published by the daemon at start). */
+#define SANDTRACE_KEY_LISTED 0x10u
 
 /* Values. */
 #define SANDTRACE_V_ACTION_MASK 0xffu /* enum sandtrace_action */
 #define SANDTRACE_V_EACCES (1u << 8)  /* denied with EACCES (visible, not writable) */
 #define SANDTRACE_V_RECORDED (1u << 9)
+#define SANDTRACE_V_TAMPERED (1u << 10) /* identity key: the version does not match the manifest */
 
 /*
  * sandtrace_ctrie_init - start a new generation: allocate an empty root

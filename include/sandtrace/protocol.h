@@ -32,7 +32,7 @@
  */
 #define SANDTRACE_MSG_LIST(X)                                                  \
 	X(HELLO, 1, "c->d", "struct sandtrace_hello + exe + argv")             \
-	X(ACCESS, 2, "c->d", "struct sandtrace_access + path [+ path2]")       \
+	X(ACCESS, 2, "c->d", "struct sandtrace_access + path [+ path2] [+ identity]")     \
 	X(VERDICT, 3, "d->c", "struct sandtrace_verdict")                      \
 	X(EXIT, 4, "c->d", "struct sandtrace_exit")                            \
 	X(INFO, 5, "c->d", "empty: asks for the arena name and run flags")    \
@@ -83,8 +83,31 @@ enum sandtrace_access_flags {
 	SANDTRACE_AF_UNTRACED = 1u << 2,   /* EXEC of a program the shim cannot follow; aux says why */
 	SANDTRACE_AF_FAIL_OPEN = 1u << 3,  /* allowed only because the daemon was lost (fail-open) */
 	SANDTRACE_AF_TWO_PATHS = 1u << 4,  /* payload holds path2 after path (rename, link) */
-	SANDTRACE_AF_ASKED = 1u << 5       /* the verdict came from an ask rule */
+	SANDTRACE_AF_ASKED = 1u << 5,      /* the verdict came from an ask rule */
+	SANDTRACE_AF_IDENTITY = 1u << 6,   /* struct sandtrace_identity follows the path bytes */
+	SANDTRACE_AF_VERIFY = 1u << 7      /* with AF_REPLY|AF_IDENTITY: check this file version
+					      against the run's --verify manifest */
 };
+
+/*
+ * The identity of one version of a file, as fstat saw it on the descriptor
+ * the traced program opened (or stat on the path of an exec or a library
+ * load).  Sent with SANDTRACE_AF_IDENTITY in identity mode only
+ * (SANDTRACE_F_IDENTITY: `sandtrace run --manifest` or `--verify`), for
+ * READ and EXEC records of regular files and for verification requests.
+ * Two reads with equal identities are taken to have read the same bytes
+ * (the premise of the digest cache: dev, ino, size, mtime and ctime all
+ * equal; ctime cannot be set back by a program).  40 bytes, no padding;
+ * the Ctrie keys of identity mode end with these 40 bytes.
+ */
+struct sandtrace_identity {
+	uint64_t dev;
+	uint64_t ino;
+	int64_t size;
+	int64_t mtime_ns; /* st_mtim as nanoseconds since the epoch */
+	int64_t ctime_ns; /* st_ctim as nanoseconds since the epoch */
+};
+_Static_assert(sizeof(struct sandtrace_identity) == 40, "identity is 40 bytes");
 
 /* Why an exec is untraced (sandtrace_access.aux with SANDTRACE_AF_UNTRACED). */
 enum sandtrace_untraced {
@@ -95,7 +118,12 @@ enum sandtrace_untraced {
 
 /*
  * ACCESS payload: this struct, then path_len bytes of the absolute,
- * normalised path, then (SANDTRACE_AF_TWO_PATHS) path2_len bytes.
+ * normalised path, then (SANDTRACE_AF_TWO_PATHS) path2_len bytes, then
+ * (SANDTRACE_AF_IDENTITY) a struct sandtrace_identity (unaligned: copy it
+ * out).  AF_IDENTITY is valid only with kind READ or EXEC; AF_VERIFY only
+ * together with AF_REPLY and AF_IDENTITY (the daemon answers ALLOW when the
+ * version matches the manifest or the path is not listed in it, DENY with
+ * EACCES when it does not match: a violation the daemon reports).
  * kind is an enum sandtrace_kind; err is the errno of the real call (0 on
  * success) for records; verdict is the enum sandtrace_action the shim
  * applied (records) or 0 (requests).
@@ -167,6 +195,7 @@ struct sandtrace_access_view {
 	struct sandtrace_access a;
 	const char *path;
 	const char *path2; /* NULL without SANDTRACE_AF_TWO_PATHS */
+	struct sandtrace_identity id; /* with SANDTRACE_AF_IDENTITY, else zero */
 };
 
 /*

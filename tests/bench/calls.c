@@ -14,7 +14,9 @@
  *                --no-cache, a round trip); ROUNDS timed rounds, the median is printed
  *   exec         fork + execve("/bin/true") + waitpid, SPAWNS times, per spawn
  *
- * Output: one line "OP NS" per operation (nanoseconds per call, median of the rounds).
+ * Output: one line "OP WALL_NS CPU_NS" per operation: nanoseconds per call, median of the
+ * rounds, in wall time (CLOCK_MONOTONIC) and in this thread's CPU time
+ * (CLOCK_THREAD_CPUTIME_ID, user + sys: robust to a loaded machine; "-" for exec).
  * Nothing is compared against anything: the driver (scripts/bench-calls) runs this binary
  * untraced and under each sandtrace mode and prints the table.
  */
@@ -38,11 +40,23 @@ static char links[NPATHS][PATH_MAX];
 static char missing[NPATHS][PATH_MAX];
 static volatile long sink;
 
-static double now_ns(void)
+static double clock_ns(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static double now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* CPU time of this thread (user + sys): what the call costs the caller, without the time
+ * spent descheduled on a loaded machine (nor, with --no-cache, waiting for the daemon). */
+static double cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -91,19 +105,25 @@ static void do_op(enum op op, int i)
 	}
 }
 
-static double bench(enum op op, long iters)
+static double median(double *r)
 {
-	double r[ROUNDS];
+	qsort(r, ROUNDS, sizeof(r[0]), cmp_double);
+	return r[ROUNDS / 2];
+}
+
+static void bench(const char *name, enum op op, long iters)
+{
+	double r[ROUNDS], c[ROUNDS];
 	for (int i = 0; i < NPATHS; i++) /* warm-up: every path seen once */
 		do_op(op, i);
 	for (int k = 0; k < ROUNDS; k++) {
-		double t0 = now_ns();
+		double t0 = now_ns(), c0 = cpu_ns();
 		for (long n = 0; n < iters; n++)
 			do_op(op, (int)(n % NPATHS));
+		c[k] = (cpu_ns() - c0) / (double)iters;
 		r[k] = (now_ns() - t0) / (double)iters;
 	}
-	qsort(r, ROUNDS, sizeof(r[0]), cmp_double);
-	return r[ROUNDS / 2];
+	printf("%s %.1f %.1f\n", name, median(r), median(c));
 }
 
 static double bench_exec(int spawns)
@@ -173,13 +193,13 @@ int main(int argc, char **argv)
 	}
 
 	/* first touch: one stat per path never looked at before (creating them was a write) */
-	double t0 = now_ns();
+	double t0 = now_ns(), c0 = cpu_ns();
 	for (int i = 0; i < NPATHS; i++) {
 		struct stat st;
 		if (stat(files[i], &st) != 0)
 			die("stat");
 	}
-	printf("first-touch-stat %.1f\n", (now_ns() - t0) / NPATHS);
+	printf("first-touch-stat %.1f %.1f\n", (now_ns() - t0) / NPATHS, (cpu_ns() - c0) / NPATHS);
 
 	static const struct {
 		const char *name;
@@ -190,8 +210,9 @@ int main(int argc, char **argv)
 		   {"access", OP_ACCESS},
 		   {"readlink", OP_READLINK}};
 	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
-		printf("%s %.1f\n", ops[k].name, bench(ops[k].op, iters));
-	printf("exec %.1f\n", bench_exec(spawns));
+		bench(ops[k].name, ops[k].op, iters);
+	/* exec: wall only (the child's CPU is not this thread's) */
+	printf("exec %.1f -\n", bench_exec(spawns));
 	(void)sink;
 	return 0;
 }

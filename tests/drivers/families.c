@@ -1,4 +1,5 @@
-/* tests/drivers/families.c - call every path-taking entry point the shim interposes, each on its own name under W; print "NAME ok|ERRNAME". */
+/* tests/drivers/families.c - call every path-taking entry point the shim interposes, each on its
+ * own name under W; print "NAME ok|ERRNAME". */
 /*
  * usage: families W setup    create the fixtures (run untraced)
  *        families W run      make every call, one line each
@@ -71,7 +72,7 @@ extern char **environ;
 static const char *W;
 static int wfd = -1;
 static int setup_mode, list_mode;
-static const char *cur; /* name of the running case */
+static const char *cur;	 /* name of the running case */
 static char p[PATH_MAX]; /* W/fam-NAME */
 
 /* p with a suffix appended (rotating buffers: several may be live) */
@@ -234,7 +235,7 @@ static int begin(const char *name, const char *fx)
 	}
 /* IN_CHILD(code...): run code in a forked child; it exits 0 if code did not
  * leave it (exec replaced it, or code _exit(0)ed), else with errno. */
-#define IN_CHILD(...)                                                                             \
+#define IN_CHILD(...)                                                                              \
 	do {                                                                                       \
 		fflush(stdout);                                                                    \
 		pid_t pid_ = fork();                                                               \
@@ -419,7 +420,8 @@ static void run_all(void)
 	res(__readlinkat_chk(wfd, rel(""), buf, sizeof(buf), sizeof(buf)));
 	CASE("link", "F.src") res(link(S(".src"), p));
 	CASE("linkat", "F.src") res(linkat(wfd, rel(".src"), wfd, rel(""), 0));
-	CASE("linkat-follow", "S.src") res(linkat(wfd, rel(".src"), wfd, rel(""), AT_SYMLINK_FOLLOW));
+	CASE("linkat-follow", "S.src")
+	res(linkat(wfd, rel(".src"), wfd, rel(""), AT_SYMLINK_FOLLOW));
 	CASE("symlink", "") res(symlink("somewhere", p));
 	CASE("symlinkat", "") res(symlinkat("somewhere", wfd, rel("")));
 	CASE("realpath", "S") resp(realpath(p, buf));
@@ -630,7 +632,8 @@ static void run_all(void)
 		FTSENT *e;
 		int err = 0;
 		while ((e = fts_read(f)))
-			if (e->fts_info == FTS_NS || e->fts_info == FTS_DNR || e->fts_info == FTS_ERR)
+			if (e->fts_info == FTS_NS || e->fts_info == FTS_DNR ||
+			    e->fts_info == FTS_ERR)
 				err = e->fts_errno;
 		fts_close(f);
 		errno = err;
@@ -644,7 +647,8 @@ static void run_all(void)
 		FTSENT64 *e;
 		int err = 0;
 		while ((e = fts64_read(f)))
-			if (e->fts_info == FTS_NS || e->fts_info == FTS_DNR || e->fts_info == FTS_ERR)
+			if (e->fts_info == FTS_NS || e->fts_info == FTS_DNR ||
+			    e->fts_info == FTS_ERR)
 				err = e->fts_errno;
 		fts64_close(f);
 		errno = err;
@@ -712,12 +716,14 @@ static void run_all(void)
 	CASE("execveat", "T") IN_CHILD(execveat(wfd, rel(""), argv, environ, 0));
 	CASE("execveat-empty", "T")
 	IN_CHILD(fd = open(p, O_PATH); if (fd >= 0) execveat(fd, "", argv, environ, AT_EMPTY_PATH));
-	CASE("fexecve", "T") IN_CHILD(fd = open(p, O_RDONLY); if (fd >= 0) fexecve(fd, argv, environ));
+	CASE("fexecve", "T")
+	IN_CHILD(fd = open(p, O_RDONLY); if (fd >= 0) fexecve(fd, argv, environ));
 	CASE("posix_spawn", "T")
 	{
 		posix_spawn_file_actions_t fa;
 		posix_spawn_file_actions_init(&fa);
-		posix_spawn_file_actions_addopen(&fa, 1, S(".out"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		posix_spawn_file_actions_addopen(&fa, 1, S(".out"), O_WRONLY | O_CREAT | O_TRUNC,
+						 0644);
 		spawn_case(false, p, &fa);
 		posix_spawn_file_actions_destroy(&fa);
 	}
