@@ -52,4 +52,10 @@ check "syscall(SYS_openat) recorded" has R "$W/in.txt" "$R6"
 R7=$W/nc.jsonl
 "$ST" run --no-cache --report "$R7" -- cat in.txt >/dev/null
 check "--no-cache records reads" has R "$W/in.txt" "$R7"
+# the cache follows symlinks that are repointed during the run
+R8=$W/repoint.jsonl
+echo a > ta; echo b > tb
+"$ST" run --report "$R8" -- sh -c 'ln -sf ta cur; cat cur >/dev/null; ln -sf tb cur; cat cur >/dev/null'
+check "repointed link: first target read"  has R "$W/ta" "$R8"
+check "repointed link: second target read" has R "$W/tb" "$R8"
 done_

@@ -32,4 +32,16 @@ check "make: header read" has R "$W/inc/answer.h" "$R2"
 check "make: complete" test "$(summary_field "$R2" complete)" = true
 n=$(summary_field "$R2" processes)
 check "make: many processes ($n)" test "$n" -ge 10
+# the cache changes nothing in what is recorded: the same build with and without it
+make -s clean >/dev/null 2>&1 || rm -f *.o prog
+rm -f *.o prog
+"$ST" run --report "$W/c1.jsonl" -- make -s -j2 >/dev/null
+rm -f *.o prog
+"$ST" run --no-cache --report "$W/c2.jsonl" -- make -s -j2 >/dev/null
+"$ST" report --list "$W/c1.jsonl" | grep -v "/proc/" | sort -u > c1.list
+"$ST" report --list "$W/c2.jsonl" | grep -v "/proc/" | sort -u > c2.list
+# compiler temporaries (/tmp/cc*.s, .o) have random names: compare without them
+grep -v '	/tmp/cc' c1.list > c1.f; grep -v '	/tmp/cc' c2.list > c2.f
+check "cache and --no-cache record the same (kind, path) set" cmp -s c1.f c2.f
+[ -s c1.f ] || bad "empty list"
 done_

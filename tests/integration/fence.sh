@@ -24,6 +24,8 @@ allow read /etc
 allow read /proc
 allow read /dev
 allow any /dev/null
+allow read ${B}/tests/drivers
+allow exec ${B}/tests/drivers
 P
 mkdir -p "$W/ro"; echo r > "$W/ro/f"
 export SANDBOX_IN="$W/in"
@@ -71,6 +73,10 @@ out=$("$ST" run --no-cache --fence --policy "$W/policy" -- "$DRV" open-r "$W/out
 check "no-cache: denied read is ENOENT" test "$out" = ENOENT
 out=$("$ST" run --no-cache --fence --policy "$W/policy" -- "$DRV" open-r "$W/in/mine")
 check "no-cache: allowed read works" test "$out" = ok
+# a link repointed during the run from an allowed to a denied target is judged anew
+echo ok > "$W/in/okfile"
+out=$("$ST" run --fence --policy "$W/policy" -- sh -c "ln -sf $W/in/okfile $W/in/sw; $DRV open-r $W/in/sw; ln -sf $W/out/secret $W/in/sw; $DRV open-r $W/in/sw" | tr '\n' ' ')
+check "repointed link re-judged (ok then ENOENT)" test "$out" = "ok ENOENT "
 # strict mode turns violations into a failing exit status
 "$ST" run --strict --fence --policy "$W/policy" -- "$DRV" open-r "$W/out/secret" >/dev/null; rc=$?
 check "--strict exits 121 on violations" test $rc -eq 121
