@@ -327,6 +327,27 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 				(long long)json_integer_value(json_object_get(v, "pid")));
 		}
 	}
+	if (verbose && have) {
+		uint64_t miss = m->calls > m->hits ? m->calls - m->hits : 0;
+		fprintf(f,
+			"sandtrace: %llu intercepted calls: %llu cache hits (%.1f%%), %llu misses; "
+			"%llu messages sent to the daemon\n",
+			(unsigned long long)m->calls, (unsigned long long)m->hits,
+			m->calls ? 100.0 * (double)m->hits / (double)m->calls : 0.0,
+			(unsigned long long)miss, (unsigned long long)m->messages);
+	}
+	if (verbose && s->arena) {
+		json_t *a = s->arena;
+#define AI(k) ((unsigned long long)json_integer_value(json_object_get(a, k)))
+		fprintf(f,
+			"sandtrace: arena %.1f KiB used of %.0f MiB; %llu Ctrie entries (depth %llu), "
+			"%llu CAS retries, %llu allocations refused; %llu log chunks, %llu log "
+			"entries\n",
+			AI("bytes_used") / 1024.0, AI("size") / 1048576.0, AI("snodes"),
+			AI("max_depth"), AI("cas_retries"), AI("full"), AI("log_chunks"),
+			AI("log_entries"));
+#undef AI
+	}
 	if (!have) {
 		fprintf(f, "sandtrace: trace INCOMPLETE: the report has no summary\n");
 		return;

@@ -342,6 +342,9 @@ static int scan_one(json_t *obj, unsigned long lineno, void *ctx)
 		return 0;
 	if (strcmp(type, "run") == 0 && s->run == NULL) {
 		s->run = json_incref(obj);
+	} else if (strcmp(type, "arena") == 0) {
+		json_decref(s->arena);
+		s->arena = json_incref(obj);
 	} else if (strcmp(type, "process") == 0) {
 		s->processes++;
 		if (json_is_false(json_object_get(obj, "traced")))
@@ -412,6 +415,8 @@ void st__report_scan_free(struct st__report_scan *s)
 	}
 	s->paths = NULL;
 	st__summary_free(&s->summary);
+	json_decref(s->arena);
+	s->arena = NULL;
 	json_decref(s->run);
 	json_decref(s->violation_list);
 	json_decref(s->untraced_list);

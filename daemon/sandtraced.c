@@ -1083,6 +1083,27 @@ static void finish_report(struct daemon *d)
 				   d->report.error ? ", report write: " : "",
 				   d->report.error ? strerror(-d->report.error) : "");
 	st__mf_finish(d->mf); /* --manifest/--verify: digests, the manifest file, its record */
+	if (d->have_arena) {
+		/* what the cache did: `sandtrace report` prints it */
+		struct sandtrace_arena_header *h = sandtrace_arena_hdr(&d->arena);
+		struct sandtrace_ctrie_stats cs = {0};
+		sandtrace_ctrie_stats(&d->arena, &cs);
+		json_t *o = json_pack(
+		    "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "arena",
+		    "size", (json_int_t)h->size, "bytes_used", (json_int_t)atomic_load(&h->bump),
+		    "inserts", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_INSERTS]),
+		    "cas_retries", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_CAS_RETRIES]),
+		    "full", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_FULL]), "attaches",
+		    (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_ATTACHES]), "snodes",
+		    (json_int_t)cs.snodes, "max_depth", (json_int_t)cs.max_depth, "log_chunks",
+		    (json_int_t)atomic_load(&h->log_nchunks), "log_entries",
+		    (json_int_t)d->logr.entries, "fs_generation", (json_int_t)atomic_load(&h->fs_gen));
+		st__report_emit(&d->report, o);
+		if (atomic_load(&h->counters[SANDTRACE_CTR_FULL]))
+			st__summary_reason(&d->sum, "the arena filled up: caching stopped (%llu "
+				"allocations refused); nothing was lost",
+				(unsigned long long)atomic_load(&h->counters[SANDTRACE_CTR_FULL]));
+	}
 	st__report_emit(&d->report, st__mf_summary(d->mf, st__rec_summary(&d->sum)));
 	int rc = st__report_close(&d->report);
 	if (rc < 0)
