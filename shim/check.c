@@ -95,6 +95,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->verdict = SANDTRACE_ALLOW;
 	a->deny_err = 0;
 	a->ns_change = false;
+	a->quiet = false;
 	a->was_link = false;
 	a->was_missing = false;
 	a->abs = NULL;
@@ -468,7 +469,7 @@ int st__pre(struct st_acc *a)
 		first = sandtrace_ctrie_insert(&st__g.arena, key_of(a->kind, a->nofollow) | 0x80u,
 					       k, klen, v, NULL) != 0;
 	}
-	if (first)
+	if (first && !a->quiet)
 		send_record(a, a->kind, a->deny_err, SANDTRACE_AF_DENIED);
 	st__acc_done(a);
 	errno = saved;
@@ -518,6 +519,25 @@ void st__post(struct st_acc *a, int err)
 out:
 	st__acc_done(a);
 	errno = saved;
+}
+
+bool st__listing_filtered(void)
+{
+	if (st__g.arena.base)
+		return !st__g.trivial_policy;
+	return (st__g.flags & SANDTRACE_F_FENCED) != 0;
+}
+
+bool st__hidden(int dirfd, const char *path)
+{
+	if (!st__listing_filtered())
+		return false;
+	struct st_acc *a = &st__tls_acc[1];
+	st__acc_init(a, dirfd, path, SANDTRACE_KIND_QUERY, true);
+	a->quiet = true;
+	int e = st__pre(a);
+	st__acc_done(a);
+	return e == ENOENT;
 }
 
 void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, int err)

@@ -136,6 +136,7 @@ struct st_acc {
 	bool asked;           /* verdict came from an ask rule */
 	unsigned verdict;     /* enum sandtrace_action applied */
 	int deny_err;         /* ENOENT or EACCES */
+	bool quiet;           /* a refusal is not a violation (listing filters) */
 	bool ns_change;       /* a namespace write: may change symlink resolution */
 	bool was_link;        /* the name was a symlink or directory before the call */
 	bool was_missing;     /* the name did not exist before the call */
@@ -194,6 +195,13 @@ void st__post(struct st_acc *a, int err);
 
 /* st__acc_done - release an access that is not passed to st__post. */
 void st__acc_done(struct st_acc *a);
+
+/* st__hidden - would the sandbox hide this name (relative to dirfd) from a
+ * directory listing?  Only a denial counts, nothing is recorded, errno is
+ * preserved.  Called inside an entered wrapper (uses access slot 1). */
+bool st__hidden(int dirfd, const char *path);
+/* st__listing_filtered - may listings need filtering in this run? (cheap) */
+bool st__listing_filtered(void);
 
 /* st__record_path - record an access of an already absolute path (no
  * decision), e.g. a file named by a libc function after it returned. */

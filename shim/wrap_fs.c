@@ -1,5 +1,6 @@
 /* shim/wrap_fs.c - wrappers of the file-system calls that take a path (open, stat, access, links, namespace, metadata). */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -606,32 +607,78 @@ EXPORT DIR *opendir(const char *path)
 {
 	ONE_PATH(DIR *, NULL, (r_ == NULL), AT_FDCWD, path, K_D, false, false, REAL(opendir)(path));
 }
+/* scandir lists with internal calls: hidden names are taken out of the
+ * result (freed, the array compacted), after sorting, so the order of what
+ * is left is the program's.  dir is the listed directory's absolute path. */
+static void scan_filter(void **list, int *n, size_t name_off, const char *dir, size_t dlen)
+{
+	char full[PATH_MAX + NAME_MAX + 2];
+	int w = 0;
+	if (dlen > PATH_MAX)
+		return;
+	memcpy(full, dir, dlen);
+	full[dlen] = '/';
+	for (int i = 0; i < *n; i++) {
+		const char *name = (const char *)list[i] + name_off;
+		size_t nl = strnlen(name, NAME_MAX + 1);
+		bool hide = nl <= NAME_MAX && !(nl == 1 && name[0] == '.') &&
+			    !(nl == 2 && !memcmp(name, "..", 2)) &&
+			    (memcpy(full + dlen + 1, name, nl + 1), st__hidden(AT_FDCWD, full));
+		if (hide)
+			free(list[i]);
+		else
+			list[w++] = list[i];
+	}
+	*n = w;
+}
+
+#define SCANDIR(dtype, fdir, call)                                                                 \
+	do {                                                                                       \
+		struct st_call c_;                                                                 \
+		if (!st__enter(&c_))                                                               \
+			return call;                                                               \
+		struct st_acc *a_ = &st__tls_acc[0];                                               \
+		st__acc_init(a_, (fdir), path, K_D, false);                                        \
+		int e_ = st__pre(a_);                                                              \
+		if (e_) {                                                                          \
+			st__leave(&c_);                                                            \
+			errno = e_;                                                                \
+			return -1;                                                                 \
+		}                                                                                  \
+		errno = c_.saved_errno;                                                            \
+		int r_ = ST_FORWARD(call);                                                         \
+		int after_ = errno;                                                                \
+		if (r_ > 0 && nl && *nl && a_->abs && st__listing_filtered())                      \
+			scan_filter((void **)*nl, &r_, offsetof(dtype, d_name), a_->abs,           \
+				    a_->abs_len);                                                  \
+		st__post(a_, r_ < 0 ? after_ : 0);                                                 \
+		st__leave(&c_);                                                                    \
+		errno = after_;                                                                    \
+		return r_;                                                                         \
+	} while (0)
+
 EXPORT int scandir(const char *path, struct dirent ***nl, int (*sel)(const struct dirent *),
 		   int (*cmp)(const struct dirent **, const struct dirent **))
 {
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_D, false, false,
-		 REAL(scandir)(path, nl, sel, cmp));
+	SCANDIR(struct dirent, AT_FDCWD, REAL(scandir)(path, nl, sel, cmp));
 }
 EXPORT int scandir64(const char *path, struct dirent64 ***nl, int (*sel)(const struct dirent64 *),
 		     int (*cmp)(const struct dirent64 **, const struct dirent64 **))
 {
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_D, false, false,
-		 REAL(scandir64)(path, nl, sel, cmp));
+	SCANDIR(struct dirent64, AT_FDCWD, REAL(scandir64)(path, nl, sel, cmp));
 }
 EXPORT int scandirat(int dirfd, const char *path, struct dirent ***nl,
 		     int (*sel)(const struct dirent *),
 		     int (*cmp)(const struct dirent **, const struct dirent **))
 {
-	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_D, false, false,
-		 REAL(scandirat)(dirfd, path, nl, sel, cmp));
+	SCANDIR(struct dirent, dirfd, REAL(scandirat)(dirfd, path, nl, sel, cmp));
 }
 
 EXPORT int scandirat64(int dirfd, const char *path, struct dirent64 ***nl,
 		       int (*sel)(const struct dirent64 *),
 		       int (*cmp)(const struct dirent64 **, const struct dirent64 **))
 {
-	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_D, false, false,
-		 REAL(scandirat64)(dirfd, path, nl, sel, cmp));
+	SCANDIR(struct dirent64, dirfd, REAL(scandirat64)(dirfd, path, nl, sel, cmp));
 }
 
 /* nftw/ftw walk with internal calls: the root is a directory listing and
@@ -643,34 +690,42 @@ static __thread __nftw64_func_t tls_nftw64;
 static __thread __ftw_func_t tls_ftw;
 static __thread __ftw64_func_t tls_ftw64;
 
-static void walk_note(const char *p, int type)
+/* Returns true when the sandbox hides the entry: the program is not told of it. */
+static bool walk_note(const char *p, int type)
 {
 	struct st_call c;
 	if (!st__enter(&c))
-		return;
-	st__record_path(AT_FDCWD, p, type == FTW_D || type == FTW_DP ? K_D : K_Q, true,
-			type == FTW_NS ? EACCES : 0);
+		return false;
+	bool hide = st__hidden(AT_FDCWD, p);
+	if (!hide)
+		st__record_path(AT_FDCWD, p, type == FTW_D || type == FTW_DP ? K_D : K_Q, true,
+				type == FTW_NS ? EACCES : 0);
 	st__leave(&c);
 	errno = c.saved_errno;
+	return hide;
 }
 static int tramp_nftw(const char *p, const struct stat *s, int t, struct FTW *f)
 {
-	walk_note(p, t);
+	if (walk_note(p, t))
+		return 0;
 	return tls_nftw(p, s, t, f);
 }
 static int tramp_nftw64(const char *p, const struct stat64 *s, int t, struct FTW *f)
 {
-	walk_note(p, t);
+	if (walk_note(p, t))
+		return 0;
 	return tls_nftw64(p, s, t, f);
 }
 static int tramp_ftw(const char *p, const struct stat *s, int t)
 {
-	walk_note(p, t);
+	if (walk_note(p, t))
+		return 0;
 	return tls_ftw(p, s, t);
 }
 static int tramp_ftw64(const char *p, const struct stat64 *s, int t)
 {
-	walk_note(p, t);
+	if (walk_note(p, t))
+		return 0;
 	return tls_ftw64(p, s, t);
 }
 

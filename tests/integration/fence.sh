@@ -77,6 +77,28 @@ check "no-cache: allowed read works" test "$out" = ok
 echo ok > "$W/in/okfile"
 out=$("$ST" run --fence --policy "$W/policy" -- sh -c "ln -sf $W/in/okfile $W/in/sw; $DRV open-r $W/in/sw; ln -sf $W/out/secret $W/in/sw; $DRV open-r $W/in/sw" | tr '\n' ' ')
 check "repointed link re-judged (ok then ENOENT)" test "$out" = "ok ENOENT "
+# listings: a hidden name is left out of readdir, scandir, nftw and fts (ls, find) alike
+mkdir -p "$W/in/mixed"; : > "$W/in/mixed/visible"; : > "$W/in/mixed/secret.key"
+cat > "$W/policy2" <<P
+deny any $W/in/mixed/secret.key
+allow any $W/in
+allow read /usr
+allow exec /usr
+allow read /etc
+allow read /proc
+allow read /dev
+allow any /dev/null
+P
+out=$("$ST" run --fence --policy "$W/policy2" -- ls "$W/in/mixed" | tr '\n' ' ')
+check "ls (readdir) hides the denied name" test "$out" = "visible "
+out=$("$ST" run --fence --policy "$W/policy2" -- find "$W/in/mixed" -type f | sort | tr '\n' ' ')
+check "find (fts) hides the denied name" test "$out" = "$W/in/mixed/visible "
+out=$("$ST" run --fence --policy "$W/policy2" -- /usr/bin/python3 -c "import os; print(sorted(os.listdir('$W/in/mixed')))")
+check "python listdir hides the denied name" test "$out" = "['visible']"
+out=$("$ST" run --policy "$W/policy2" -- ls "$W/in/mixed" | tr '\n' ' ')
+check "trace-only listing unchanged" test "$out" = "secret.key visible " -o "$out" = "visible "
+out=$("$ST" run -- ls "$W/in/mixed" | tr '\n' ' ')
+check "no policy: listing unchanged" test "$out" = "secret.key visible "
 # strict mode turns violations into a failing exit status
 "$ST" run --strict --fence --policy "$W/policy" -- "$DRV" open-r "$W/out/secret" >/dev/null; rc=$?
 check "--strict exits 121 on violations" test $rc -eq 121

@@ -1,0 +1,117 @@
+#!/bin/sh
+# tests/integration/manifest.sh - input manifests (--manifest), digests hashed once, --verify between and during runs, diff.
+. "$(dirname "$0")/lib.sh"
+cd "$W"
+HELLO=5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03
+# mline KIND PATH MANIFEST: the manifest's line(s) of PATH with KIND
+mline() { awk -F'\t' -v k="$1" -v p="$2" '$1 == k && $9 == p' "$3"; }
+# mfield KIND PATH FIELD MANIFEST: one field (1-based) of the first such line
+mfield() { mline "$1" "$2" "$4" | head -1 | cut -f"$3"; }
+# flags_match KIND PATH MANIFEST ERE: the first line's FLAGS match ERE exactly
+flags_match() { mfield "$1" "$2" 8 "$3" | grep -Eqx "$4"; }
+# rec TYPE FIELD REPORT: FIELD of the first record of TYPE
+rec() {
+	python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r.get("type")==sys.argv[2]: print(json.dumps(r.get(sys.argv[3]))); break' "$3" "$1" "$2"
+}
+# integrity REPORT PATH: the report has an integrity violation of PATH
+integrity() {
+	python3 -c 'import json,sys
+sys.exit(0 if any(r.get("type")=="violation" and r.get("class")=="integrity" and r.get("path")==sys.argv[2]
+                  for r in map(json.loads, open(sys.argv[1]))) else 1)' "$1" "$2"
+}
+
+echo hello > in.txt
+echo data > rw.txt
+ln in.txt hard.txt
+
+# ---- the manifest of a run ----
+"$ST" run --manifest m1 --hash-cache none --report r1.jsonl -- \
+	sh -c 'cat in.txt >/dev/null; cat rw.txt >/dev/null; echo more >> rw.txt; echo x > out.txt; cat out.txt >/dev/null'
+check "run --manifest exits 0" test $? -eq 0
+check "manifest header" test "$(head -1 m1)" = "sandtrace-manifest 1"
+check "input listed with its SHA-256" test "$(mfield R "$W/in.txt" 2 m1)" = "$HELLO"
+check "input size" test "$(mfield R "$W/in.txt" 3 m1)" = 6
+check "input dev/ino" test "$(mfield R "$W/in.txt" 6 m1)" = "$(stat -c %i in.txt)"
+check "input mtime ns" test "$(mfield R "$W/in.txt" 4 m1 | cut -c1-10)" = "$(stat -c %Y in.txt)"
+check "executed program listed (X)" sh -c "awk -F'\t' '\$1 == \"X\" && \$9 == \"/usr/bin/cat\"' m1 | grep -q ."
+check "output listed (W)" test -n "$(mline W "$W/out.txt" m1)"
+# (its digest may be missing: the build may rewrite it before a worker reads it: "rw,unhashed")
+check "read-then-written input flagged rw" flags_match R "$W/rw.txt" m1 'rw(,unhashed)?'
+check "read-then-written output flagged rw" test "$(mfield W "$W/rw.txt" 8 m1)" = rw
+check "generated input flagged wr, not hashed" test "$(mfield R "$W/out.txt" 8 m1)/$(mfield R "$W/out.txt" 2 m1)" = "wr/-"
+check "manifest record in the report" test "$(rec manifest outputs r1.jsonl)" -ge 2
+check "summary counts hashed files" test "$(summary_field r1.jsonl hashed_files)" -ge 2
+
+# ---- an unchanged file is hashed once: more reads (processes, a hard link) hash nothing more ----
+"$ST" run --manifest ma --hash-cache none --report ra.jsonl -- sh -c 'cat in.txt >/dev/null'
+"$ST" run --manifest mb --hash-cache none --report rb.jsonl -- \
+	sh -c 'cat in.txt >/dev/null; cat in.txt >/dev/null; cat hard.txt >/dev/null; cat in.txt hard.txt >/dev/null'
+ha=$(summary_field ra.jsonl hashed_files); hb=$(summary_field rb.jsonl hashed_files)
+check "unchanged file hashed once in a run ($ha = $hb)" test "$ha" = "$hb"
+check "second path of the same file: a cache hit" test "$(summary_field rb.jsonl hash_cache_hits)" -ge 1
+check "hard link listed with the same digest" test "$(mfield R "$W/hard.txt" 2 mb)" = "$HELLO"
+# and once across runs: the persistent cache
+"$ST" run --manifest mc --hash-cache hc --report rc.jsonl -- sh -c 'cat in.txt >/dev/null'
+"$ST" run --manifest md --hash-cache hc --report rd.jsonl -- sh -c 'cat in.txt >/dev/null'
+check "first run with a cache file hashes" test "$(summary_field rc.jsonl hashed_files)" -ge 1
+check "next run hashes nothing unchanged" test "$(summary_field rd.jsonl hashed_files)" = 0
+check "next run: digests from the cache file" test "$(summary_field rd.jsonl hash_disk_hits)" -ge 1
+check "cache file written" test "$(head -1 hc)" = "sandtrace-hash-cache 1"
+
+# ---- --verify: unchanged passes, modified between two runs is caught ----
+"$ST" run --manifest ref --hash-cache none --report rref.jsonl -- sh -c 'cat in.txt >/dev/null'
+"$ST" run --verify ref --hash-cache none --report rv1.jsonl -- sh -c 'cat in.txt >/dev/null'
+check "verify of an unchanged tree: no violation" test "$(summary_field rv1.jsonl violations)" = 0
+check "verify: the unchanged file cost an identity comparison" test "$(rec manifest verify_identity_ok rv1.jsonl)" -ge 1
+cp in.txt in.orig
+echo tampered > in.txt
+"$ST" run --verify ref --hash-cache none --report rv2.jsonl -- sh -c 'cat in.txt >/dev/null'
+check "verify: file modified between runs is a violation" integrity rv2.jsonl "$W/in.txt"
+check "verify: violation counted in the summary" test "$(summary_field rv2.jsonl integrity_violations)" = 1
+"$ST" run --verify ref --hash-cache none --strict --report rv3.jsonl -- sh -c 'cat in.txt >/dev/null'
+check "verify --strict exits 121 on a mismatch" test $? -eq 121
+printf 'allow any /\n' > allow.policy
+out=$("$ST" run --fence --policy allow.policy --verify ref --hash-cache none --report rv4.jsonl -- \
+	/bin/sh -c 'cat in.txt; echo "st=$?"' 2>&1)
+check "verify --fence: the open fails with EACCES" sh -c "echo '$out' | grep -q 'Permission denied'"
+check "verify --fence: the program saw the failure" sh -c "echo '$out' | grep -q 'st=1'"
+check "verify --fence: violation marked hidden" sh -c "grep '\"class\":\"integrity\"' rv4.jsonl | grep -q '\"hidden\":true'"
+
+# ---- a file modified during a run, between two processes' reads ----
+cp in.orig in.txt
+"$ST" run --manifest ref2 --hash-cache none --report rref2.jsonl -- sh -c 'cat in.txt >/dev/null'
+"$ST" run --verify ref2 --hash-cache none --report rv5.jsonl -- \
+	sh -c 'cat in.txt >/dev/null; echo changed > in.txt; cat in.txt >/dev/null'
+check "verify: modification during the run caught at the second read" integrity rv5.jsonl "$W/in.txt"
+check "verify: only the new version failed" test "$(rec manifest verify_mismatches rv5.jsonl)" = 1
+cp in.orig in.txt
+"$ST" run --manifest mv --hash-cache none --report rmv.jsonl -- \
+	sh -c 'cat in.txt >/dev/null; echo changed > in.txt; cat in.txt >/dev/null'
+check "manifest: both versions listed" test "$(mline R "$W/in.txt" mv | wc -l)" = 2
+check "manifest: versions and rw flagged" flags_match R "$W/in.txt" mv 'rw,versions(,unhashed)?'
+
+# ---- diff ----
+cp in.orig in.txt
+"$ST" run --manifest d1 --hash-cache none --report rd1.jsonl -- sh -c 'cat in.txt rw.txt >/dev/null'
+echo other > in.txt
+"$ST" run --manifest d2 --hash-cache none --report rd2.jsonl -- sh -c 'cat in.txt hard.txt >/dev/null'
+"$ST" diff d1 d2 > diff.out
+check "diff exits 1 on differences" test $? -eq 1
+check "diff: changed input" grep -q "^changed	$W/in.txt	" diff.out
+check "diff: removed input" grep -qxF "removed	$W/rw.txt" diff.out
+check "diff: added input" grep -qxF "added	$W/hard.txt" diff.out
+"$ST" diff d1 d1 >/dev/null
+check "diff of a manifest with itself exits 0" test $? -eq 0
+
+# ---- a malformed manifest stops the run before it starts, naming the line ----
+printf 'sandtrace-manifest 1\nR\tnot-a-digest\n' > bad
+out=$("$ST" run --verify bad --hash-cache none -- true 2>&1)
+check "malformed --verify manifest: exit 125" test $? -eq 125
+check "malformed manifest: error names file and line" sh -c "echo '$out' | grep -q 'bad:2:'"
+"$ST" diff bad d1 2>/dev/null
+check "diff of a malformed manifest: exit 125" test $? -eq 125
+
+done_
