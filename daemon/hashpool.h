@@ -38,7 +38,8 @@ struct st__hash_stats {
 	uint64_t cache_hits;   /* digests found already computed in this run */
 	uint64_t disk_hits;    /* digests found in the persistent cache */
 	uint64_t failed;       /* versions that could not be hashed (changed, gone, unreadable) */
-	uint64_t hash_ns;      /* time the workers (and synchronous callers) spent hashing */
+	uint64_t hash_ns;      /* wall time the workers (and synchronous callers) spent hashing */
+	uint64_t hash_cpu_ns;  /* their CPU time (user + system) */
 	uint64_t loaded;       /* entries read from the persistent cache */
 	unsigned threads;
 };

@@ -1007,6 +1007,7 @@ json_t *st__mf_summary(struct st__mf *m, json_t *s)
 	json_object_set_new(s, "hash_disk_hits", json_integer((json_int_t)hs.disk_hits));
 	json_object_set_new(s, "hash_failed", json_integer((json_int_t)hs.failed));
 	json_object_set_new(s, "hash_ms", json_real((double)hs.hash_ns / 1e6));
+	json_object_set_new(s, "hash_cpu_ms", json_real((double)hs.hash_cpu_ns / 1e6));
 	json_object_set_new(s, "integrity_violations",
 			    json_integer((json_int_t)m->verify_mismatches));
 	return s;

@@ -68,6 +68,10 @@ const char *st__untraced_name(unsigned why)
 		return "static";
 	case SANDTRACE_UNTRACED_SETID:
 		return "setid";
+	case SANDTRACE_UNTRACED_ELFCLASS:
+		return "elfclass";
+	case SANDTRACE_UNTRACED_GO:
+		return "go";
 	}
 	return "other";
 }

@@ -99,7 +99,9 @@ static char *put_list(char **w, const char *name, const char *ours, const char *
 	return start;
 }
 
-static bool env_fix(char *const envp[], struct st_env *out)
+/* with_preload false: a program that cannot load our preload (another ELF
+ * class) gets LD_PRELOAD without it, so the loader prints nothing. */
+static bool env_fix(char *const envp[], struct st_env *out, bool with_preload)
 {
 	size_t n = 0, bytes = 0;
 	const char *preload = NULL, *audit = NULL;
@@ -123,9 +125,9 @@ static bool env_fix(char *const envp[], struct st_env *out)
 	char **v = m;
 	char *w = (char *)m + (n + 8) * sizeof(char *);
 	size_t k = 0;
-	v[k++] = put_list(&w, "LD_PRELOAD=", st__g.lib_path, preload);
+	v[k++] = put_list(&w, "LD_PRELOAD=", with_preload ? st__g.lib_path : "", preload);
 	w++;
-	if (st__g.audit_path[0]) {
+	if (st__g.audit_path[0] && with_preload) {
 		v[k++] = put_list(&w, "LD_AUDIT=", st__g.audit_path, audit);
 		w++;
 		v[k++] = put(&w, "SANDTRACE_AUDIT="), put(&w, st__g.audit_path), w++;
@@ -156,6 +158,28 @@ static void env_free(struct st_env *e)
  * exec (static binaries, set-id programs for which ld.so drops LD_PRELOAD),
  * and a #! script's interpreter is an exec of its own.
  * ------------------------------------------------------------------------ */
+/* Does this PT_NOTE segment hold Go's build-id note (owner "Go", type 4)?
+ * A dynamically linked Go program loads the preload but its runtime makes
+ * most system calls itself, past libc. */
+static bool is_go_note(int fd, const Elf64_Phdr *ph)
+{
+	unsigned char buf[512];
+	size_t len = ph->p_filesz < sizeof(buf) ? (size_t)ph->p_filesz : sizeof(buf);
+	if (syscall(SYS_pread64, fd, buf, len, (off_t)ph->p_offset) != (ssize_t)len)
+		return false;
+	for (size_t off = 0; off + 12 <= len;) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, buf + off, 4);
+		memcpy(&descsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		size_t name_at = off + 12, desc_at = name_at + ((namesz + 3u) & ~3u);
+		if (namesz == 3 && type == 4 && name_at + 3 <= len && !memcmp(buf + name_at, "Go", 3))
+			return true;
+		off = desc_at + ((descsz + 3u) & ~3u);
+	}
+	return false;
+}
+
 /* probe_exec's answer for a file that is not there: the exec will fail. */
 #define PROBE_MISSING 0xffffu
 
@@ -194,11 +218,15 @@ static unsigned probe_exec(const char *path, char *interp, size_t icap)
 			memcpy(interp, hdr + s, i - s);
 			interp[i - s] = 0;
 		}
+	} else if (!why && n >= (ssize_t)sizeof(Elf32_Ehdr) && !memcmp(hdr, ELFMAG, SELFMAG) &&
+		   hdr[EI_CLASS] != ELFCLASS64) {
+		/* 32-bit (or x32): ld.so cannot load our 64-bit preload there */
+		why = SANDTRACE_UNTRACED_ELFCLASS;
 	} else if (!why && n >= (ssize_t)sizeof(Elf64_Ehdr) && !memcmp(hdr, ELFMAG, SELFMAG) &&
 		   hdr[EI_CLASS] == ELFCLASS64) {
 		Elf64_Ehdr eh;
 		memcpy(&eh, hdr, sizeof(eh));
-		bool has_interp = false;
+		bool has_interp = false, is_go = false;
 		for (unsigned i = 0; i < eh.e_phnum && i < 128; i++) {
 			Elf64_Phdr ph;
 			if (syscall(SYS_pread64, fd, &ph, sizeof(ph),
@@ -207,9 +235,13 @@ static unsigned probe_exec(const char *path, char *interp, size_t icap)
 				break;
 			if (ph.p_type == PT_INTERP)
 				has_interp = true;
+			if (ph.p_type == PT_NOTE && ph.p_filesz >= 16 && is_go_note(fd, &ph))
+				is_go = true;
 		}
 		if (!has_interp)
 			why = SANDTRACE_UNTRACED_STATIC;
+		else if (is_go)
+			why = SANDTRACE_UNTRACED_GO;
 	}
 	syscall(SYS_close, fd);
 	return why;
@@ -217,7 +249,7 @@ static unsigned probe_exec(const char *path, char *interp, size_t icap)
 
 /* Report an exec that is about to happen (or a spawn): the program, its #!
  * interpreter, and whether the preload can follow it.  a has passed st__pre. */
-static void note_exec(struct st_acc *a)
+static unsigned note_exec(struct st_acc *a)
 {
 	char interp[PATH_MAX];
 	const char *path = a->resolved ? a->rpath : a->abs;
@@ -226,7 +258,7 @@ static void note_exec(struct st_acc *a)
 	if (why == PROBE_MISSING) {
 		/* the exec will fail with ENOENT: recorded as missing after it */
 		st__acc_done(a);
-		return;
+		return 0;
 	}
 	if (why) {
 		struct sandtrace_access acc = {.kind = K_X, .flags = SANDTRACE_AF_UNTRACED,
@@ -236,6 +268,7 @@ static void note_exec(struct st_acc *a)
 	st__post(a, 0);
 	if (!why && interp[0] == '/')
 		st__record_path(AT_FDCWD, interp, K_X, false, 0);
+	return why;
 }
 
 /* execve on a path as the kernel would: check, report, re-inject, exec. */
@@ -250,13 +283,13 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 		errno = e;
 		return -1;
 	}
-	note_exec(a);
+	unsigned why = note_exec(a);
 	if (a->refuse) { /* --verify --fence: this version of the program failed verification */
 		errno = EACCES;
 		return -1;
 	}
 	struct st_env env;
-	env_fix(envp, &env);
+	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS);
 	int r;
 	if (fexec)
 		r = ST_FORWARD(REAL(fexecve)(dirfd, argv, env.envp));
@@ -482,6 +515,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 		return search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, envp)
 			      : REAL(posix_spawn)(pid, file, fa, attr, argv, envp);
 	int r;
+	unsigned why = 0;
 	if (file && (!search || spawn_find(file, found, sizeof(found)))) {
 		struct st_acc *a = &st__tls_acc[0];
 		st__acc_init(a, AT_FDCWD, search ? found : file, K_X, false);
@@ -491,7 +525,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 			errno = c.saved_errno;
 			return e; /* posix_spawn returns the error number */
 		}
-		note_exec(a);
+		why = note_exec(a);
 		if (a->refuse) { /* --verify --fence: the program failed verification */
 			st__leave(&c);
 			errno = c.saved_errno;
@@ -499,7 +533,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 		}
 	}
 	struct st_env env;
-	env_fix(envp, &env);
+	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS);
 	errno = c.saved_errno;
 	r = ST_FORWARD(search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env.envp)
 			      : REAL(posix_spawn)(pid, file, fa, attr, argv, env.envp));
@@ -603,7 +637,7 @@ static char **swap_environ(struct st_env *env)
 	for (char **e = environ; e && *e; e++)
 		if (has_prefix(*e, "LD_PRELOAD=") && strstr(*e, st__g.lib_path))
 			ok = true;
-	if (ok || !env_fix(environ, env)) {
+	if (ok || !env_fix(environ, env, true)) {
 		env->map = NULL;
 		return NULL;
 	}

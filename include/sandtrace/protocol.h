@@ -113,7 +113,9 @@ _Static_assert(sizeof(struct sandtrace_identity) == 40, "identity is 40 bytes");
 enum sandtrace_untraced {
 	SANDTRACE_UNTRACED_STATIC = 1, /* ELF without PT_INTERP: the preload cannot load */
 	SANDTRACE_UNTRACED_SETID = 2,  /* set-id or file capabilities: ld.so drops LD_PRELOAD */
-	SANDTRACE_UNTRACED_OTHER = 3
+	SANDTRACE_UNTRACED_OTHER = 3,
+	SANDTRACE_UNTRACED_ELFCLASS = 4, /* 32-bit or x32 ELF: the loader refuses a 64-bit preload */
+	SANDTRACE_UNTRACED_GO = 5        /* Go program (build-id note): its runtime makes raw syscalls */
 };
 
 /*

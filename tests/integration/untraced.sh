@@ -1,0 +1,44 @@
+#!/bin/sh
+# tests/integration/untraced.sh - what a preload cannot follow is reported (static, set-id, other ELF class, Go), never silently skipped.
+. "$(dirname "$0")/lib.sh"
+cd "$W"
+printf '#include <stdio.h>\nint main(void){puts("hi");return 0;}\n' > p.c
+untraced_why() { # untraced_why REPORT NAME -> the reason recorded for the exec of NAME
+	python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r.get("type")=="access" and r.get("untraced") and r["path"].endswith("/"+sys.argv[2]): print(r["untraced"])' "$1" "$2" | head -1
+}
+# static
+gcc -static -o st p.c 2>/dev/null && {
+	out=$("$ST" run --report r1.jsonl -- sh -c './st' 2>err1)
+	check "static: output unchanged" test "$out" = hi
+	check "static: reported as untraced static" test "$(untraced_why r1.jsonl st)" = static
+	check "static: run marked incomplete" test "$(summary_field r1.jsonl complete)" = false
+}
+# another ELF class: the loader would refuse the 64-bit preload (and say so on stderr)
+if gcc -m32 -o p32 p.c 2>/dev/null && ./p32 >/dev/null 2>&1; then
+	out=$("$ST" run --report r2.jsonl -- sh -c './p32' 2>err2)
+	check "32-bit: output unchanged" test "$out" = hi
+	check "32-bit: no loader message on stderr" test ! -s err2
+	check "32-bit: reported as untraced elfclass" test "$(untraced_why r2.jsonl p32)" = elfclass
+else
+	echo "skip - 32-bit programs do not run here (no gcc-multilib, or no IA32 support in the kernel)"
+fi
+# a Go program (its build-id note), dynamically linked: the runtime bypasses libc
+cat > go.c <<'C'
+#include <stdio.h>
+__asm__(".section .note.go.buildid,\"a\",@note\n.balign 4\n.long 3\n.long 8\n.long 4\n"
+        ".asciz \"Go\"\n.balign 4\n.ascii \"buildid!\"\n.previous\n");
+int main(void){puts("hi");return 0;}
+C
+gcc -o gop go.c
+out=$("$ST" run --report r3.jsonl -- sh -c './gop')
+check "go: output unchanged" test "$out" = hi
+check "go: reported as untraced go" test "$(untraced_why r3.jsonl gop)" = go
+# a plain dynamic program is traced
+gcc -o dyn p.c
+"$ST" run --report r4.jsonl -- sh -c './dyn' >/dev/null
+check "dynamic: not untraced" test -z "$(untraced_why r4.jsonl dyn)"
+check "dynamic: complete" test "$(summary_field r4.jsonl complete)" = true
+done_
