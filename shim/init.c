@@ -47,7 +47,7 @@ struct st_tls *st__tls(void)
 	return m;
 }
 
-static long enosys_stub(void)
+long st__enosys_stub(void)
 {
 	errno = ENOSYS;
 	return -1;
@@ -59,8 +59,14 @@ void *st__resolve(_Atomic(void *) *slot, const char *name)
 	 * dlerror buffer is only allocated on failure); it may still take
 	 * the loader lock, which malloc never holds. */
 	void *p = dlsym(RTLD_NEXT, name);
+#if defined(__x86_64__)
+	/* compat-only symbols (the pre-2.33 __xstat ABI) have no default
+	 * version: ask for the base one */
 	if (!p)
-		p = (void *)enosys_stub;
+		p = dlvsym(RTLD_NEXT, name, "GLIBC_2.2.5");
+#endif
+	if (!p)
+		p = (void *)st__enosys_stub;
 	/* release: a reader that sees the pointer may call through it */
 	atomic_store_explicit(slot, p, memory_order_release);
 	return p;

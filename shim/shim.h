@@ -43,6 +43,9 @@
  * missing symbol resolves to a stub that fails with ENOSYS. */
 void *st__resolve(_Atomic(void *) *slot, const char *name);
 
+/* What an unresolvable symbol resolves to (fails with ENOSYS). */
+long st__enosys_stub(void);
+
 #define REAL(name)                                                                                 \
 	((st__t_##name)({                                                                          \
 		void *p_ = atomic_load_explicit(&st__real_##name, memory_order_acquire);           \

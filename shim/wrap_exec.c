@@ -101,6 +101,35 @@ static char *put_list(char **w, const char *name, const char *ours, const char *
 
 /* with_preload false: a program that cannot load our preload (another ELF
  * class) gets LD_PRELOAD without it, so the loader prints nothing. */
+/* A nested `sandtrace run` (or any program) that set up a trace of its own
+ * for this exec names another daemon: its variables are passed on as they
+ * are (its processes report to it; this run saw the exec), except the
+ * launcher bit, which is for the launcher alone. */
+static bool env_nested(char *const envp[], size_t n, struct st_env *out)
+{
+	size_t len = ((n + 1) * sizeof(char *) + 64 + 4095) & ~(size_t)4095;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return false;
+	char **v = m;
+	char *w = (char *)m + (n + 1) * sizeof(char *);
+	for (size_t i = 0; i < n; i++) {
+		if (has_prefix(envp[i], "SANDTRACE_FLAGS=")) {
+			unsigned f = (unsigned)strtoul(envp[i] + 16, NULL, 10);
+			v[i] = put(&w, "SANDTRACE_FLAGS=");
+			put_u(&w, f & ~SANDTRACE_F_LAUNCHER);
+			w++;
+		} else {
+			v[i] = envp[i];
+		}
+	}
+	v[n] = NULL;
+	out->envp = v;
+	out->map = m;
+	out->maplen = len;
+	return true;
+}
+
 static bool env_fix(char *const envp[], struct st_env *out, bool with_preload)
 {
 	size_t n = 0, bytes = 0;
@@ -109,13 +138,18 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload)
 	out->map = NULL;
 	if (!st__g.lib_path[0])
 		return false; /* nothing to inject with */
+	const char *their_socket = NULL;
 	if (envp)
 		for (; envp[n]; n++) {
 			if (has_prefix(envp[n], "LD_PRELOAD="))
 				preload = envp[n] + 11;
 			if (has_prefix(envp[n], "LD_AUDIT="))
 				audit = envp[n] + 9;
+			if (has_prefix(envp[n], "SANDTRACE_SOCKET="))
+				their_socket = envp[n] + 17;
 		}
+	if (their_socket && *their_socket && strcmp(their_socket, st__g.socket_path) != 0)
+		return env_nested(envp, n, out);
 	bytes = (n + 8) * sizeof(char *) + 4 * PATH_MAX + 256 + (preload ? strlen(preload) : 0) +
 		(audit ? strlen(audit) : 0) + sizeof(st__g.socket_path) + sizeof(st__g.arena_name);
 	size_t len = (bytes + 4095) & ~(size_t)4095;

@@ -159,37 +159,43 @@ EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 		errno = EINVAL;                                                                    \
 		return -1;                                                                         \
 	}
+/* The old ABI forwards to the next definition of the same old symbol (libc's
+ * compat version, or another preload such as libfakeroot, whose own stat
+ * may call __xstat: forwarding to stat instead would loop back here). */
+#define XFWD(old, oargs, new, nargs)                                                               \
+	((void *)REAL(old) != (void *)st__enosys_stub ? REAL(old) oargs : REAL(new) nargs)
+
 EXPORT int __xstat(int ver, const char *path, struct stat *st)
 {
 	XSTAT_BAD(ver);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(stat)(path, st));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, XFWD(__xstat, (ver, path, st), stat, (path, st)));
 }
 EXPORT int __lxstat(int ver, const char *path, struct stat *st)
 {
 	XSTAT_BAD(ver);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, true, false, REAL(lstat)(path, st));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, true, false, XFWD(__lxstat, (ver, path, st), lstat, (path, st)));
 }
 EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *st, int flags)
 {
 	XSTAT_BAD(ver);
 	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_Q, AT_NOFOLLOW(flags), AT_EMPTY(flags),
-		 REAL(fstatat)(dirfd, path, st, flags));
+		 XFWD(__fxstatat, (ver, dirfd, path, st, flags), fstatat, (dirfd, path, st, flags)));
 }
 EXPORT int __xstat64(int ver, const char *path, struct stat64 *st)
 {
 	XSTAT_BAD(ver);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(stat64)(path, st));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, XFWD(__xstat64, (ver, path, st), stat64, (path, st)));
 }
 EXPORT int __lxstat64(int ver, const char *path, struct stat64 *st)
 {
 	XSTAT_BAD(ver);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, true, false, REAL(lstat64)(path, st));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, true, false, XFWD(__lxstat64, (ver, path, st), lstat64, (path, st)));
 }
 EXPORT int __fxstatat64(int ver, int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	XSTAT_BAD(ver);
 	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_Q, AT_NOFOLLOW(flags), AT_EMPTY(flags),
-		 REAL(fstatat64)(dirfd, path, st, flags));
+		 XFWD(__fxstatat64, (ver, dirfd, path, st, flags), fstatat64, (dirfd, path, st, flags)));
 }
 EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *stx)
 {
@@ -430,13 +436,13 @@ EXPORT int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
 {
 	XMKNOD_BAD(ver);
 	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, true, false,
-		 REAL(mknod)(path, mode, *dev));
+		 XFWD(__xmknod, (ver, path, mode, dev), mknod, (path, mode, *dev)));
 }
 EXPORT int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
 {
 	XMKNOD_BAD(ver);
 	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_W, true, false,
-		 REAL(mknodat)(dirfd, path, mode, *dev));
+		 XFWD(__xmknodat, (ver, dirfd, path, mode, dev), mknodat, (dirfd, path, mode, *dev)));
 }
 
 /* ---- metadata writes ---- */

@@ -27,4 +27,17 @@ check "open in a signal handler" test "$out" = ok
 R2=$W/fork.jsonl
 "$ST" run --report "$R2" -- "$DRV" fork-open "$W/e1" >/dev/null
 check "forked child's read recorded" has R "$W/e1" "$R2"
+# another preload and its daemon (fakeroot, as dpkg-buildpackage -rfakeroot uses it)
+if command -v fakeroot >/dev/null; then
+	R3=$W/fr.jsonl
+	out=$("$ST" run --report "$R3" -- fakeroot sh -c 'touch fr; chown 123 fr; stat -c %u fr; cat e1')
+	check "fakeroot under sandtrace works (faked owner, file read)" test "$(echo $out)" = "123 e"
+	check "fakeroot's children traced" has R "$W/e1" "$R3"
+	check "fakeroot's children's writes traced" has W "$W/fr" "$R3"
+fi
+# a nested sandtrace run: the inner run's processes report to the inner daemon
+"$ST" run --report "$W/outer.jsonl" -- "$ST" run --report "$W/inner.jsonl" -- cat e1 >/dev/null
+check "nested: the inner report has the read" has R "$W/e1" "$W/inner.jsonl"
+check "nested: the outer report saw the exec" has X /usr/bin/cat "$W/outer.jsonl"
+check "nested: both complete" test "$(summary_field "$W/inner.jsonl" complete)$(summary_field "$W/outer.jsonl" complete)" = truetrue
 done_
