@@ -13,6 +13,32 @@ check "build finished after daemon death" test "$(cat out.txt)" = done
 check "and promptly" test $((t1 - t0)) -lt 15
 check "report marked incomplete" test "$(summary_field "$R" complete)" = false
 # 2. fenced run, daemon killed: fail closed for what was not decided (ask), allow rules still hold
+# 2. fenced run, daemon killed: denials keep working (decided in the process from
+#    the arena), allowed opens still work, and an `ask` fails closed
+mkdir -p "$W/fz/in" "$W/fz/out"; echo a > "$W/fz/in/ok"; echo s > "$W/fz/out/secret"; echo q > "$W/fz/in/asked"
+cat > "$W/fz/policy" <<P
+ask read $W/fz/in/asked
+allow any $W/fz/in
+allow read /usr
+allow exec /usr
+allow read /etc
+allow read /proc
+allow read /dev
+allow any /dev/null
+allow read $B/tests/drivers
+allow exec $B/tests/drivers
+P
+cd "$W/fz/in"
+out=$("$ST" run --fence --policy "$W/fz/policy" --pidfile "$W/fz/pid" -- sh -c "sleep 1.5; $DRV open-r $W/fz/out/secret; $DRV open-r $W/fz/in/ok; $DRV open-r $W/fz/in/asked" 2>/dev/null &
+      sleep 0.8; kill -9 "$(cat "$W/fz/pid")"; wait) 
+out2=$("$ST" run --fence --fail-open --policy "$W/fz/policy" --pidfile "$W/fz/pid2" -- sh -c "sleep 1.5; $DRV open-r $W/fz/out/secret; $DRV open-r $W/fz/in/asked" 2>/dev/null &
+      sleep 0.8; kill -9 "$(cat "$W/fz/pid2")"; wait)
+cd "$W"
+check "daemon lost, --fail-open: denial still ENOENT" test "$(echo "$out2" | sed -n 1p)" = ENOENT
+check "daemon lost, --fail-open: ask allowed"         test "$(echo "$out2" | sed -n 2p)" = ok
+check "daemon lost, fenced: denial still ENOENT"      test "$(echo "$out" | sed -n 1p)" = ENOENT
+check "daemon lost, fenced: allowed read still works" test "$(echo "$out" | sed -n 2p)" = ok
+check "daemon lost, fenced: ask fails closed"         test "$(echo "$out" | sed -n 3p)" = ENOENT
 # 3. the CLI killed with SIGKILL: socket dir and arena removed (the arena's
 #    name carries the daemon's pid: other runs on the machine do not count)
 "$ST" run --pidfile "$W/pid2" -- sleep 30 &
