@@ -55,30 +55,6 @@ ssize_t st__getcwd(char *buf, size_t cap)
 	return r > 0 && buf[0] == '/' ? (ssize_t)strlen(buf) : -1;
 }
 
-ssize_t st__fd_path(int fd, char *buf, size_t cap)
-{
-	char p[40];
-	int saved = errno;
-	/* "/proc/self/fd/N" without snprintf (no locale, no malloc) */
-	char num[16];
-	int k = 0;
-	unsigned u = (unsigned)fd;
-	do
-		num[k++] = (char)('0' + u % 10);
-	while ((u /= 10) && k < 15);
-	memcpy(p, "/proc/self/fd/", 14);
-	for (int i = 0; i < k; i++)
-		p[14 + i] = num[k - 1 - i];
-	p[14 + k] = 0;
-	ssize_t n = syscall(SYS_readlinkat, AT_FDCWD, p, buf, cap - 1);
-	errno = saved;
-	if (n <= 0 || buf[0] != '/')
-		return -1;
-	if (n > 10 && !memcmp(buf + n - 10, " (deleted)", 10))
-		n -= 10;
-	buf[n] = 0;
-	return n;
-}
 
 void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, bool nofollow)
 {

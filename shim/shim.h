@@ -212,7 +212,7 @@ void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, 
 
 /* st__fd_path - the path of an open descriptor via /proc/self/fd.  Returns
  * its length, or -1 (not a file: pipe, socket, ...).  Preserves errno. */
-ssize_t st__fd_path(int fd, char *buf, size_t cap);
+ssize_t st__fd_path(int fd, char *buf, size_t cap); /* platform hook: shim/os/<system>.c */
 
 /* Path helpers (path.c, also unit tested).  Return the length or -1. */
 ssize_t st__path_join(const char *base, size_t blen, const char *rel, char *out, size_t cap);
