@@ -377,6 +377,37 @@ EXPORT int execv(const char *path, char *const argv[])
 	return execve(path, argv, environ);
 }
 
+/* The PATH of this process (glibc's default when unset). */
+static const char *path_var(void)
+{
+	for (char **e = environ; e && *e; e++)
+		if (has_prefix(*e, "PATH="))
+			return *e + 5;
+	return "/bin:/usr/bin";
+}
+
+/* The next PATH candidate for file (flen bytes) into buf; *cursor walks
+ * PATH and is NULL when done.  An empty entry is the cwd.  Returns false
+ * for an entry too long for buf (skipped). */
+static bool path_next(const char **cursor, const char *file, size_t flen, char *buf, size_t cap)
+{
+	const char *s = *cursor, *p = s;
+	while (*p && *p != ':')
+		p++;
+	*cursor = *p ? p + 1 : NULL;
+	size_t dlen = (size_t)(p - s);
+	if (dlen + flen + 3 > cap)
+		return false;
+	size_t k = 0;
+	if (dlen == 0)
+		buf[k++] = '.';
+	else
+		memcpy(buf, s, dlen), k = dlen;
+	buf[k++] = '/';
+	memcpy(buf + k, file, flen + 1);
+	return true;
+}
+
 /* PATH search as glibc's execvpe does it; each probe is an exec attempt of
  * its own (checked and, when missing, recorded). */
 static int execvpe_search(const char *file, char *const argv[], char *const envp[])
@@ -387,66 +418,43 @@ static int execvpe_search(const char *file, char *const argv[], char *const envp
 	}
 	if (strchr(file, '/'))
 		return execve(file, argv, envp);
-	const char *pathvar = NULL;
-	for (char **e = environ; e && *e; e++)
-		if (has_prefix(*e, "PATH=")) {
-			pathvar = *e + 5;
-			break;
-		}
-	if (!pathvar)
-		pathvar = "/bin:/usr/bin";
 	size_t flen = strlen(file);
 	if (flen >= NAME_MAX + 1) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
 	bool got_eacces = false;
-	const char *p = pathvar;
 	char buf[PATH_MAX + NAME_MAX + 2];
-	for (;;) {
-		const char *s = p;
-		while (*p && *p != ':')
-			p++;
-		size_t dlen = (size_t)(p - s);
-		if (dlen + flen + 2 <= sizeof(buf)) {
-			size_t k = 0;
-			if (dlen == 0)
-				buf[k++] = '.'; /* an empty entry is the cwd */
-			else
-				memcpy(buf, s, dlen), k = dlen;
-			buf[k++] = '/';
-			memcpy(buf + k, file, flen + 1);
-			execve(buf, argv, envp);
-			switch (errno) {
-			case EACCES:
-				got_eacces = true;
-				/* fall through */
-			case ENOENT:
-			case ESTALE:
-			case ENOTDIR:
-			case ENODEV:
-			case ETIMEDOUT:
-				break;
-			case ENOEXEC: {
-				/* a script without #!: run it with /bin/sh */
-				size_t argc = 0;
-				while (argv[argc])
-					argc++;
-				char *nargv[argc + 2];
-				nargv[0] = (char *)"/bin/sh";
-				nargv[1] = buf;
-				for (size_t i = 1; i <= argc; i++)
-					nargv[i + 1] = argv[i];
-				execve("/bin/sh", nargv, envp);
-				return -1;
-			}
-			default:
-				return -1;
-			}
-		}
-		if (!*p)
+	for (const char *cur = path_var(); cur;) {
+		if (!path_next(&cur, file, flen, buf, sizeof(buf)))
+			continue;
+		execve(buf, argv, envp);
+		switch (errno) {
+		case EACCES:
+			got_eacces = true;
+			/* fall through */
+		case ENOENT:
+		case ESTALE:
+		case ENOTDIR:
+		case ENODEV:
+		case ETIMEDOUT:
 			break;
-		p++;
+		case ENOEXEC: {
+			/* a script without #!: run it with /bin/sh */
+			size_t argc = 0;
+			while (argv[argc])
+				argc++;
+			char *nargv[argc + 2];
+			nargv[0] = (char *)"/bin/sh";
+			nargv[1] = buf;
+			for (size_t i = 1; i <= argc; i++)
+				nargv[i + 1] = argv[i];
+			execve("/bin/sh", nargv, envp);
+			return -1;
+		}
+		default:
+			return -1;
+		}
 	}
 	if (got_eacces)
 		errno = EACCES;
@@ -499,44 +507,21 @@ EXPORT int execle(const char *path, const char *arg, ...)
  * ------------------------------------------------------------------------ */
 static bool spawn_find(const char *file, char *out, size_t cap)
 {
+	size_t flen = strlen(file);
 	if (strchr(file, '/')) {
-		size_t n = strlen(file);
-		if (n + 1 > cap)
+		if (flen + 1 > cap)
 			return false;
-		memcpy(out, file, n + 1);
+		memcpy(out, file, flen + 1);
 		return true;
 	}
-	const char *pathvar = NULL;
-	for (char **e = environ; e && *e; e++)
-		if (has_prefix(*e, "PATH=")) {
-			pathvar = *e + 5;
-			break;
-		}
-	if (!pathvar)
-		pathvar = "/bin:/usr/bin";
-	size_t flen = strlen(file);
-	const char *p = pathvar;
-	for (;;) {
-		const char *s = p;
-		while (*p && *p != ':')
-			p++;
-		size_t dlen = (size_t)(p - s);
-		if (dlen + flen + 3 <= cap) {
-			size_t k = 0;
-			if (dlen == 0)
-				out[k++] = '.';
-			else
-				memcpy(out, s, dlen), k = dlen;
-			out[k++] = '/';
-			memcpy(out + k, file, flen + 1);
-			if (syscall(SYS_faccessat, AT_FDCWD, out, X_OK) == 0)
-				return true;
-			st__record_path(AT_FDCWD, out, K_X, false, ENOENT);
-		}
-		if (!*p)
-			return false;
-		p++;
+	for (const char *cur = path_var(); cur;) {
+		if (!path_next(&cur, file, flen, out, cap))
+			continue;
+		if (syscall(SYS_faccessat, AT_FDCWD, out, X_OK) == 0)
+			return true;
+		st__record_path(AT_FDCWD, out, K_X, false, ENOENT);
 	}
+	return false;
 }
 
 static int spawn_common(bool search, pid_t *pid, const char *file,

@@ -45,12 +45,7 @@ check "no audit records without --audit" test "$(records "$R" package 'len(rs)')
 # 2. ask rules: the include is hidden under a fence, reported (not hidden) without one
 cat > "$W/policy" <<P
 ask   read  /usr/include
-allow read  /usr
-allow exec  /usr
-allow read  /etc
-allow read  /proc
-allow read  /dev
-allow any   /dev/null
+$(system_rules)
 allow any   ${W}
 allow any   /tmp
 P

@@ -316,12 +316,7 @@ mkdir "$F" "$W/scratch"
 "$FAM" "$F" setup || bad "fenced setup"
 cp "$W/lib.so" "$W/scratch/"
 cat > "$W/policy" <<P
-allow read /usr
-allow exec /usr
-allow read /etc
-allow read /proc
-allow read /dev
-allow any /dev/null
+$(system_rules)
 allow read /lib
 allow read /lib64
 allow exec /lib

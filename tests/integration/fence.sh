@@ -18,14 +18,9 @@ cat > "$W/policy" <<P
 # only the build tree and the system
 allow any \${SANDBOX_IN}
 allow read ${W}/ro
-allow read /usr
-allow exec /usr
-allow read /etc
-allow read /proc
-allow read /dev
-allow any /dev/null
 allow read ${B}/tests/drivers
 allow exec ${B}/tests/drivers
+$(system_rules)
 P
 mkdir -p "$W/ro"; echo r > "$W/ro/f"
 export SANDBOX_IN="$W/in"
@@ -82,12 +77,7 @@ mkdir -p "$W/in/mixed"; : > "$W/in/mixed/visible"; : > "$W/in/mixed/secret.key"
 cat > "$W/policy2" <<P
 deny any $W/in/mixed/secret.key
 allow any $W/in
-allow read /usr
-allow exec /usr
-allow read /etc
-allow read /proc
-allow read /dev
-allow any /dev/null
+$(system_rules)
 P
 out=$("$ST" run --fence --policy "$W/policy2" -- ls "$W/in/mixed" | tr '\n' ' ')
 check "ls (readdir) hides the denied name" test "$out" = "visible "

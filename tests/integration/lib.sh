@@ -22,6 +22,11 @@ for l in open(sys.argv[1]):
     r=json.loads(l)
     if r.get("type")=="summary": v=r.get(sys.argv[2]); print(v if isinstance(v,str) else json.dumps(v))' "$1" "$2"
 }
+# system_rules: the policy lines every fenced scenario starts from: the system
+# prefixes readable (and /usr executable), /dev/null writable
+system_rules() {
+	printf 'allow read /usr\nallow exec /usr\nallow read /etc\nallow read /proc\nallow read /dev\nallow any /dev/null\n'
+}
 done_() {
 	echo "$PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ]

@@ -19,12 +19,7 @@ mkdir -p "$W/fz/in" "$W/fz/out"; echo a > "$W/fz/in/ok"; echo s > "$W/fz/out/sec
 cat > "$W/fz/policy" <<P
 ask read $W/fz/in/asked
 allow any $W/fz/in
-allow read /usr
-allow exec /usr
-allow read /etc
-allow read /proc
-allow read /dev
-allow any /dev/null
+$(system_rules)
 allow read $B/tests/drivers
 allow exec $B/tests/drivers
 P
