@@ -168,6 +168,57 @@ static inline int st__snode_match(const struct sandtrace_arena *a, uint32_t off,
 	return 1;
 }
 
+/*
+ * The cache array, after Prokopec's cache-trie (PPoPP 2018): a direct-mapped
+ * table of SNode links indexed by hash bits the trie's top levels do not use
+ * (bits 32 and up), allocated with the root INode of a generation, whose
+ * reserved words name it (so a reader that acquired the root sees its
+ * cache: one generation, one cache).  It only ever answers "present": a
+ * slot holds the link of an SNode that was published in the trie before the
+ * slot was written, and SNodes never change, so a slot that names another
+ * key (or nothing) just sends the lookup down the trie.  Small on purpose
+ * (ST__CACHE_SLOTS * 4 bytes = 4 pages): a process touches few pages.
+ */
+#define ST__CACHE_SLOTS 4096u
+
+static inline _Atomic uint32_t *st__cache(const struct sandtrace_arena *a,
+					  const struct st__inode *root)
+{
+	uint32_t off = root->reserved[0], n = root->reserved[1];
+	if (off == 0 || n != ST__CACHE_SLOTS)
+		return NULL;
+	return st__at(a, off, (size_t)n * sizeof(uint32_t));
+}
+
+static inline uint32_t st__cache_slot(uint64_t hash)
+{
+	return (uint32_t)(hash >> 32) & (ST__CACHE_SLOTS - 1);
+}
+
+/* 1 and *value when the cache names (cls, key); else 0 (look in the trie). */
+static inline int st__cache_probe(const struct sandtrace_arena *a, _Atomic uint32_t *c,
+				  uint64_t hash, uint32_t lencls, const void *key, size_t len,
+				  uint32_t *value)
+{
+	if (c == NULL)
+		return 0;
+	/* acquire: pairs with the release store in st__cache_fill, so the
+	 * SNode it names is seen whole */
+	uint32_t br = atomic_load_explicit(&c[st__cache_slot(hash)], memory_order_acquire);
+	if ((br & ST__TAG_MASK) != ST__TAG_SNODE)
+		return 0;
+	return st__snode_match(a, st__off(br), hash, lencls, key, len, value, NULL) == 1;
+}
+
+static inline void st__cache_fill(_Atomic uint32_t *c, uint64_t hash, uint32_t br)
+{
+	/* release: whoever acquires the slot sees the SNode (which this
+	 * thread saw published, or published itself); a racing fill of
+	 * another key simply wins the slot */
+	if (c != NULL)
+		atomic_store_explicit(&c[st__cache_slot(hash)], br, memory_order_release);
+}
+
 /* The LNode that main links to, with its count checked against the map; NULL if corrupted. */
 static inline const struct st__lnode *st__lnode(const struct sandtrace_arena *a, uint32_t main,
 						uint32_t *count)
@@ -210,6 +261,9 @@ int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsi
 	if (in == NULL)
 		return -EINVAL;
 	lencls = (uint32_t)len << 8 | (cls & 0xffu);
+	_Atomic uint32_t *cache = st__cache(a, in);
+	if (st__cache_probe(a, cache, hash, lencls, key, len, value))
+		return 1;
 	for (shift = 0;; shift += ST__BITS) {
 		/*
 		 * acquire: pairs with the release half of the CAS (or the
@@ -251,8 +305,12 @@ int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsi
 			return -EINVAL;
 		br = cn->br[pos];
 		switch (br & ST__TAG_MASK) {
-		case ST__TAG_SNODE:
-			return st__snode_match(a, st__off(br), hash, lencls, key, len, value, NULL);
+		case ST__TAG_SNODE: {
+			int r = st__snode_match(a, st__off(br), hash, lencls, key, len, value, NULL);
+			if (r == 1)
+				st__cache_fill(cache, hash, br);
+			return r;
+		}
 		case ST__TAG_INODE:
 			in = st__at(a, st__off(br), sizeof(*in));
 			if (in == NULL)
@@ -397,6 +455,9 @@ int st__ctrie_insert_hashed(struct sandtrace_arena *a, uint64_t hash, unsigned c
 	if (in == NULL)
 		return -EINVAL;
 	lencls = (uint32_t)len << 8 | (cls & 0xffu);
+	_Atomic uint32_t *cache = st__cache(a, in);
+	if (st__cache_probe(a, cache, hash, lencls, key, len, prev))
+		return 0; /* present: the hit path of "already recorded" */
 	for (;;) {
 		/*
 		 * acquire: the main node's content is read (and copied) below;
@@ -493,6 +554,8 @@ int st__ctrie_insert_hashed(struct sandtrace_arena *a, uint64_t hash, unsigned c
 			if ((br & ST__TAG_MASK) != ST__TAG_SNODE)
 				return -EINVAL;
 			r = st__snode_match(a, st__off(br), hash, lencls, key, len, prev, &oh);
+			if (r == 1)
+				st__cache_fill(cache, hash, br);
 			if (r != 0)
 				return r == 1 ? 0 : r;
 			/* Another key in the slot: push both one level down. */
@@ -519,6 +582,7 @@ int st__ctrie_insert_hashed(struct sandtrace_arena *a, uint64_t hash, unsigned c
 		if (atomic_compare_exchange_strong_explicit(&in->main, &m, nm, memory_order_acq_rel,
 							    memory_order_acquire)) {
 			sandtrace_arena_count(a, SANDTRACE_CTR_INSERTS, 1);
+			st__cache_fill(cache, hash, sn); /* published by the CAS just made */
 			return 1;
 		}
 		sandtrace_arena_count(a, SANDTRACE_CTR_CAS_RETRIES, 1);
@@ -558,6 +622,11 @@ int sandtrace_ctrie_init(struct sandtrace_arena *a)
 	in = (struct st__inode *)(a->base + off);
 	cn = (struct st__cnode *)(a->base + off + sizeof(*in));
 	cn->bitmap = 0;
+	/* the generation's cache array (zeroed pages: every slot empty); none
+	 * if the arena is too small, which only costs speed */
+	uint32_t coff = st__node_alloc(a, ST__CACHE_SLOTS * sizeof(uint32_t));
+	in->reserved[0] = coff;
+	in->reserved[1] = coff ? ST__CACHE_SLOTS : 0;
 	/* relaxed: published by the release store of root below */
 	atomic_store_explicit(&in->main, (off + (uint32_t)sizeof(*in)) | ST__TAG_CNODE,
 			      memory_order_relaxed);
