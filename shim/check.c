@@ -73,6 +73,8 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->ns_change = false;
 	a->quiet = false;
 	a->was_link = false;
+	a->was_dir = false;
+	a->pair = false;
 	a->was_missing = false;
 	a->abs = NULL;
 	a->abs_len = 0;
@@ -94,6 +96,10 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
  * symlink they change can leave a verdict stale until the next traced change.
  */
 #define KEY_GEN 4u
+/* Key class of a record by its resolved path (no generation prefix): 0x80 |
+ * 0x40 is used by no other key class (violations are 0x80 | kind | nofollow,
+ * verdicts 0x40 | class | nofollow). */
+#define KEY_RESOLVED 0xc0u
 
 static const char *key_of_abs(struct st_acc *a, size_t *len)
 {
@@ -405,9 +411,10 @@ int st__pre(struct st_acc *a)
 		 * the name a symlink or a directory, or absent? (st__post) */
 		struct stat st;
 		a->ns_change = true;
-		if (syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			a->was_link = S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode);
-		else
+		if (syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			a->was_link = S_ISLNK(st.st_mode);
+			a->was_dir = S_ISDIR(st.st_mode);
+		} else
 			a->was_missing = errno == ENOENT;
 	}
 	unsigned cls = sandtrace_kind_class(a->kind);
@@ -470,9 +477,11 @@ void st__post(struct st_acc *a, int err)
 	if (err == ENOENT && kind != SANDTRACE_KIND_WRITE)
 		kind = SANDTRACE_KIND_MISSING;
 	if (a->ns_change && !err) {
-		/* a symlink created, removed or moved, or a directory moved */
+		/* a symlink created, removed or moved, or a directory moved (a
+		 * rename: the only pair whose names can be directories); removing
+		 * a directory changes no resolution (what was under it is gone) */
 		struct stat st;
-		if (a->was_link ||
+		if (a->was_link || (a->was_dir && a->pair) ||
 		    (a->was_missing && syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st,
 					       AT_SYMLINK_NOFOLLOW) == 0 &&
 		     S_ISLNK(st.st_mode)))
@@ -484,12 +493,27 @@ void st__post(struct st_acc *a, int err)
 	if (st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL)) {
 		size_t klen;
 		const char *k = key_of_abs(a, &klen);
+		atomic_fetch_add_explicit(&st__g.calls, 1, memory_order_relaxed);
 		int r = sandtrace_ctrie_insert(&st__g.arena, key_of(kind, a->nofollow), k, klen,
 					       SANDTRACE_V_RECORDED, NULL);
 		if (r == 0) { /* already recorded by some process: a hit */
 			atomic_fetch_add_explicit(&st__g.hits, 1, memory_order_relaxed);
 			goto out;
 		}
+		/*
+		 * A miss on the spelling.  After a generation bump every spelling
+		 * misses once; what it resolves to has usually been recorded
+		 * already: the resolved path is a key of its own (no generation:
+		 * a resolved path does not depend on symlinks), so a bump costs a
+		 * resolution, never a second record.
+		 */
+		resolve(a);
+		if (!a->skip && sandtrace_ctrie_insert(&st__g.arena, KEY_RESOLVED | kind, a->rpath,
+						       a->rpath_len, SANDTRACE_V_RECORDED,
+						       NULL) == 0)
+			goto out;
+	} else {
+		atomic_fetch_add_explicit(&st__g.calls, 1, memory_order_relaxed);
 	}
 	send_record(a, kind, err, 0);
 out:

@@ -182,7 +182,6 @@ bool st__enter(struct st_call *c)
 		return false;
 	}
 	st__level++;
-	atomic_fetch_add_explicit(&st__g.calls, 1, memory_order_relaxed);
 	return true;
 }
 

@@ -141,7 +141,9 @@ struct st_acc {
 	int deny_err;         /* ENOENT or EACCES */
 	bool quiet;           /* a refusal is not a violation (listing filters) */
 	bool ns_change;       /* a namespace write: may change symlink resolution */
-	bool was_link;        /* the name was a symlink or directory before the call */
+	bool was_link;        /* the name was a symlink before the call */
+	bool was_dir;         /* the name was a directory before the call */
+	bool pair;            /* one of the two names of a rename or link */
 	bool was_missing;     /* the name did not exist before the call */
 	char *abs;            /* absolute spelling: points into absbuf (after the 4-byte
 				 generation that prefixes every Ctrie key) or an mmap */

@@ -78,6 +78,7 @@ static inline void st__undo_none(int unused, ...) {}
 		st__acc_init(a_, (d1), (p1), (k1), (nf1));                                         \
 		a_->empty_path = (e1);                                                             \
 		st__acc_init(b_, (d2), (p2), (k2), (nf2));                                         \
+		a_->pair = b_->pair = true;                                         \
 		int e_ = st__pre(a_);                                                              \
 		if (!e_)                                                                           \
 			e_ = st__pre(b_);                                                          \
