@@ -362,7 +362,7 @@ static bool post_identity(struct st_acc *a, unsigned kind)
 	uint32_t v = 0;
 	if (keyed && id_key(a, cls, &id, false, &v) == 1) {
 		/* this version was recorded (and verified) by some process: a hit */
-		atomic_fetch_add_explicit(&st__g.hits, 1, memory_order_relaxed);
+		ST_COUNT(st__g.hits);
 		goto done;
 	}
 	bool nocache = false;
@@ -371,7 +371,7 @@ static bool post_identity(struct st_acc *a, unsigned kind)
 		v |= verify_version(a, kind, &id, &nocache);
 	if (keyed && !nocache && id_key(a, cls, &id, true, &v) == 0) {
 		/* another process recorded it first (v is now its value) */
-		atomic_fetch_add_explicit(&st__g.hits, 1, memory_order_relaxed);
+		ST_COUNT(st__g.hits);
 		goto done;
 	}
 	resolve(a);
@@ -493,11 +493,11 @@ void st__post(struct st_acc *a, int err)
 	if (st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL)) {
 		size_t klen;
 		const char *k = key_of_abs(a, &klen);
-		atomic_fetch_add_explicit(&st__g.calls, 1, memory_order_relaxed);
+		ST_COUNT(st__g.calls);
 		int r = sandtrace_ctrie_insert(&st__g.arena, key_of(kind, a->nofollow), k, klen,
 					       SANDTRACE_V_RECORDED, NULL);
 		if (r == 0) { /* already recorded by some process: a hit */
-			atomic_fetch_add_explicit(&st__g.hits, 1, memory_order_relaxed);
+			ST_COUNT(st__g.hits);
 			goto out;
 		}
 		/*
@@ -513,7 +513,7 @@ void st__post(struct st_acc *a, int err)
 						       NULL) == 0)
 			goto out;
 	} else {
-		atomic_fetch_add_explicit(&st__g.calls, 1, memory_order_relaxed);
+		ST_COUNT(st__g.calls);
 	}
 	send_record(a, kind, err, 0);
 out:

@@ -99,7 +99,7 @@ static void lost_locked(void)
 static int send_locked(unsigned type, uint32_t flags, const struct iovec *iov, int n)
 {
 	int r = sandtrace_proto_send(st__g.fd, type, ++st__g.seq, flags, iov, n);
-	atomic_fetch_add_explicit(&st__g.messages, 1, memory_order_relaxed);
+	ST_COUNT(st__g.messages);
 	if (r < 0)
 		lost_locked();
 	return r;

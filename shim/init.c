@@ -141,8 +141,12 @@ void st__init(void)
 				st__g.log_ok = atomic_load_explicit(&h->log_table,
 								    memory_order_acquire) != 0;
 				st__g.policy = t;
-				st__g.trivial_policy =
-				    t->nrules == 0 && t->default_action == SANDTRACE_ALLOW;
+				/* trivial: no rule can refuse anything (trace only, or only
+				 * allow rules such as the command's own): no verdicts needed */
+				bool all_allow = t->default_action == SANDTRACE_ALLOW;
+				for (uint32_t i = 0; all_allow && i < t->nrules; i++)
+					all_allow = t->rules[i].action == SANDTRACE_ALLOW;
+				st__g.trivial_policy = all_allow;
 			} else {
 				st__g.arena_err = -EPROTO;
 				sandtrace_arena_detach(&st__g.arena);

@@ -38,6 +38,19 @@ ssize_t st__path_clean(char *p, size_t len)
 	size_t r = 0, w = 0;
 	if (len == 0 || p[0] != '/')
 		return -1;
+	/* fast path: most paths are clean already (no "//", no "." component,
+	 * no trailing '/'): one tight pass finds that out */
+	{
+		bool clean = len == 1 || p[len - 1] != '/';
+		for (size_t i = 0; clean && i + 1 < len; i++)
+			if (p[i] == '/' && (p[i + 1] == '/' ||
+					    (p[i + 1] == '.' && (i + 2 == len || p[i + 2] == '/'))))
+				clean = false;
+		if (clean) {
+			p[len] = 0;
+			return (ssize_t)len;
+		}
+	}
 	while (r < len) {
 		if (p[r] == '/') {
 			while (r < len && p[r] == '/')

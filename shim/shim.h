@@ -43,6 +43,14 @@
  * missing symbol resolves to a stub that fails with ENOSYS. */
 void *st__resolve(_Atomic(void *) *slot, const char *name);
 
+/* Bump a statistics counter without a locked instruction: a load and a
+ * store (relaxed).  Threads racing on it may lose a count; these figures are
+ * statistics, and a locked add on every intercepted call costs more than the
+ * rest of the hit path. */
+#define ST_COUNT(ctr)                                                                              \
+	atomic_store_explicit(&(ctr), atomic_load_explicit(&(ctr), memory_order_relaxed) + 1,      \
+			      memory_order_relaxed)
+
 /* What an unresolvable symbol resolves to (fails with ENOSYS). */
 long st__enosys_stub(void);
 
