@@ -404,6 +404,16 @@ static int parse_line(struct st__policy *p, const char *name, unsigned lineno, c
 		return -EINVAL;
 	}
 
+	/* "PREFIX  # why": a comment after a rule would silently become part of
+	 * the prefix and the rule would never match; refuse it instead */
+	for (size_t k = i + 1; k < n; k++)
+		if (l[k] == '#' && blank(l[k - 1]) && (k + 1 == n || blank(l[k + 1]))) {
+			seterr(err, errlen, name, lineno,
+			       "\"#\" after the prefix: comments go on lines of their own "
+			       "(the prefix is the rest of the line)");
+			return -EINVAL;
+		}
+
 	char msg[1024];
 	char *prefix;
 	int rc = expand(l + i, n - i, &prefix, msg, sizeof(msg));

@@ -1037,10 +1037,34 @@ static void drain(struct daemon *d)
 			(unsigned long long)d->logr.bad);
 }
 
+/* Pids with an image that said HELLO: a placeholder image of the same pid
+ * (records that arrived before or after the process's HELLO, from the log
+ * of another writer) is not a process of its own. */
+struct hello_pid {
+	int32_t pid;
+	UT_hash_handle hh;
+};
+
 static void finish_report(struct daemon *d)
 {
+	struct hello_pid *said = NULL, *hp, *tmp;
+	for (size_t i = 0; i < d->nimages; i++) {
+		if (!d->images[i].hello)
+			continue;
+		int32_t pid = d->images[i].pid;
+		HASH_FIND_INT(said, &pid, hp);
+		if (hp == NULL && (hp = calloc(1, sizeof(*hp))) != NULL) {
+			hp->pid = pid;
+			HASH_ADD_INT(said, pid, hp);
+		}
+	}
 	for (size_t i = 0; i < d->nimages; i++) {
 		struct image *im = &d->images[i];
+		if (!im->hello && im->exe_len == 0 && im->traced) {
+			HASH_FIND_INT(said, &im->pid, hp);
+			if (hp != NULL)
+				continue;
+		}
 		struct st__process_rec r = {
 		    .pid = im->pid,
 		    .ppid = im->ppid,
@@ -1065,12 +1089,20 @@ static void finish_report(struct daemon *d)
 			d->sum.messages += im->messages;
 		}
 	}
+	HASH_ITER(hh, said, hp, tmp)
+	{
+		HASH_DEL(said, hp);
+		free(hp);
+	}
 	if (d->want_registry && registry_ready(d)) {
 		int rc = st__audit_emit(&d->audit_log, &d->reg, d->have_deps, d->cwd,
 					getenv("TMPDIR"), &d->report);
 		if (rc < 0)
 			internal_error(d, "writing the audit", rc);
 	}
+	if (d->parent_lost)
+		st__summary_reason(&d->sum, "sandtrace run was killed before the command ended: "
+				   "what its processes did afterwards was not traced");
 	if (d->sum.untraced)
 		st__summary_reason(&d->sum, "%llu untraced program(s) executed",
 				   (unsigned long long)d->sum.untraced);
@@ -1359,6 +1391,32 @@ static void setup_policy(struct daemon *d, const char *cwd)
 		st__action_name(d->policy.default_action));
 }
 
+/*
+ * Arenas left by daemons that were killed with SIGKILL (nothing could remove
+ * them): their names carry the daemon's pid; a name whose pid is gone is
+ * removed.  A reused pid keeps its arena (the safe direction).
+ */
+static void remove_dead_arenas(void)
+{
+	DIR *dir = opendir("/dev/shm");
+	if (dir == NULL)
+		return;
+	struct dirent *e;
+	while ((e = readdir(dir)) != NULL) {
+		long pid;
+		char rest[128];
+		if (sscanf(e->d_name, "sandtrace-%ld-%127s", &pid, rest) != 2 || pid <= 0)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char name[300];
+		snprintf(name, sizeof(name), "/%s", e->d_name);
+		if (sandtrace_arena_unlink(name) == 0)
+			st__log("removed the arena of dead daemon %ld: %s", pid, name);
+	}
+	closedir(dir);
+}
+
 static void setup_socket(struct daemon *d)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -1367,7 +1425,24 @@ static void setup_socket(struct daemon *d)
 	d->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (d->lfd < 0)
 		fatal("socket: %s", strerror(errno));
-	if (bind(d->lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	int b = bind(d->lfd, (struct sockaddr *)&sa, sizeof(sa));
+	if (b < 0 && errno == EADDRINUSE) {
+		/* a socket left by a daemon that was killed: nobody answers on it */
+		struct stat st;
+		int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		bool stale = probe >= 0 && lstat(d->socket_path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+			     connect(probe, (struct sockaddr *)&sa, sizeof(sa)) < 0 &&
+			     errno == ECONNREFUSED;
+		if (probe >= 0)
+			close(probe);
+		if (!stale)
+			fatal("bind %s: %s (another daemon is serving it?)", d->socket_path,
+			      strerror(EADDRINUSE));
+		st__log("removing the stale socket %s", d->socket_path);
+		unlink(d->socket_path);
+		b = bind(d->lfd, (struct sockaddr *)&sa, sizeof(sa));
+	}
+	if (b < 0)
 		fatal("bind %s: %s", d->socket_path, strerror(errno));
 	created_socket = d->socket_path; /* ours from here: a refused start removes it */
 	/* Traced children may drop privileges (to nobody): anyone may connect. */
@@ -1430,6 +1505,7 @@ int main(int argc, char **argv)
 			fatal("%s", mferr);
 	}
 	if (!d->no_cache) {
+		remove_dead_arenas();
 		int rc =
 		    sandtrace_arena_create(&d->arena, d->arena_size, d->run_flags, d->arena_name);
 		if (rc < 0)

@@ -195,7 +195,15 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		}
 		link[n] = 0;
 		if (is_proc_magic(out, cand)) {
-			*magic = true;
+			/*
+			 * Only a magic link that is the whole path names an open
+			 * file of the process (never a violation: it was opened
+			 * or is running already).  Through one, as in
+			 * /proc/self/root/etc/x or /dev/fd/3/x, it is an ordinary
+			 * link, and what lies beyond is judged like any path.
+			 */
+			if (last)
+				*magic = true;
 			if (n == 0 || link[0] != '/')
 				return -1; /* pipe:[N], socket:[N], anon_inode:... */
 			/* "/x (deleted)": the file was unlinked; name what it was */

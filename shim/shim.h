@@ -141,7 +141,8 @@ struct st_acc {
 	bool nofollow;        /* the last component is not followed */
 	bool empty_path;      /* AT_EMPTY_PATH allowed */
 	bool skip;            /* nothing to check or record (NULL path, non-file, ...) */
-	bool magic_fd;        /* resolved through /proc/<pid>/fd: never a violation */
+	bool magic_fd;        /* the path is a /proc/<pid>/fd/N (or exe, cwd, root) link: an
+				 open file of the process, never a violation */
 	bool resolved;        /* rpath holds the resolved path */
 	bool fail_open;       /* allowed only because the daemon was lost */
 	bool asked;           /* verdict came from an ask rule */
@@ -231,7 +232,8 @@ ssize_t st__path_fold(char *p, size_t len);      /* lexical fold of .. too (no s
 /* st__path_resolve - resolve symlinks as the kernel would (all components,
  * the last one only if follow).  in is absolute.  Returns the length, or -1
  * when the path leads to a non-file (pipe:[N], socket:[N], anon_inode) and
- * sets *magic when resolution went through /proc/<pid>/fd/N.  A loop gives
+ * sets *magic when the whole path is a /proc/<pid>/{fd/N,exe,cwd,root} link
+ * (through one, the rest is resolved and judged like any path).  A loop gives
  * up after 40 links and returns the input, folded.  Uses readlink only. */
 ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
 			 bool *magic, char *scratch, size_t scap);

@@ -312,12 +312,22 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	struct st_acc *a = &st__tls_acc[0];
 	st__acc_init(a, dirfd, path, K_X, (flags & AT_SYMLINK_NOFOLLOW) != 0);
 	a->empty_path = (flags & AT_EMPTY_PATH) != 0;
-	int e = st__pre(a);
-	if (e) {
-		errno = e;
-		return -1;
+	/* nothing there (a PATH probe, say): not an exec to judge, so never a
+	 * violation; the real call fails and the miss is recorded as a lookup */
+	unsigned why = 0;
+	bool absent = !a->empty_path && path &&
+		      syscall(SYS_faccessat, dirfd, path, F_OK) != 0 &&
+		      (errno == ENOENT || errno == ENOTDIR);
+	if (absent) {
+		st__acc_done(a);
+	} else {
+		int e = st__pre(a);
+		if (e) {
+			errno = e;
+			return -1;
+		}
+		why = note_exec(a);
 	}
-	unsigned why = note_exec(a);
 	if (a->refuse) { /* --verify --fence: this version of the program failed verification */
 		errno = EACCES;
 		return -1;

@@ -270,6 +270,9 @@ START_TEST(errors_name_file_and_line)
 	expect_error("allow read /${9x}\n", 1, "bad variable name");
 	expect_error("default ask\n", 1, "default");
 	expect_error("default deny\ndefault allow\n", 2, "second");
+	/* a trailing comment would have become part of the prefix */
+	expect_error("# ok\ndeny write /src   # keep sources read-only\n", 2, "comments go on");
+	expect_error("deny write /src\t#\n", 1, "comments go on");
 }
 END_TEST
 
