@@ -72,6 +72,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->deny_err = 0;
 	a->ns_change = false;
 	a->quiet = false;
+	a->unjudgeable = false;
 	a->was_link = false;
 	a->was_dir = false;
 	a->pair = false;
@@ -122,6 +123,26 @@ static void fs_gen_bump(void)
 					  memory_order_release);
 }
 
+/* Is the directory (cwd or dirfd) too deep for the kernel to name? */
+static bool base_too_long(int dirfd)
+{
+	char buf[64];
+	int saved = errno;
+	long r = dirfd == AT_FDCWD ? syscall(SYS_getcwd, buf, sizeof(buf)) : 0;
+	bool too_long = false;
+	if (dirfd == AT_FDCWD)
+		too_long = r < 0 && errno == ENAMETOOLONG;
+	else {
+		char p[40];
+		snprintf(p, sizeof(p), "/proc/self/fd/%d", dirfd);
+		char big[PATH_MAX];
+		too_long = syscall(SYS_readlinkat, AT_FDCWD, p, big, sizeof(big)) < 0 &&
+			   errno == ENAMETOOLONG;
+	}
+	errno = saved;
+	return too_long;
+}
+
 /* Build a->abs: the absolute spelling, cleaned but with ".." kept. */
 static bool make_abs(struct st_acc *a)
 {
@@ -146,7 +167,13 @@ static bool make_abs(struct st_acc *a)
 		else
 			blen = st__fd_path(a->dirfd, base, sizeof(base));
 		if (blen < 0) {
-			a->skip = true; /* EBADF, ENOTDIR, or a non-file: the kernel decides */
+			/* EBADF, ENOTDIR, a non-file: the kernel decides.  But a
+			 * directory deeper than PATH_MAX has no name the kernel
+			 * will give: a fenced run cannot judge it and refuses
+			 * (fail closed); a trace-only run lets it through. */
+			a->skip = true;
+			if ((st__g.flags & SANDTRACE_F_FENCED) && base_too_long(a->dirfd))
+				a->unjudgeable = true;
 			return false;
 		}
 	}
@@ -404,7 +431,7 @@ int st__pre(struct st_acc *a)
 	int saved = errno;
 	if (!make_abs(a)) {
 		errno = saved;
-		return 0;
+		return a->unjudgeable ? EACCES : 0;
 	}
 	if (a->kind == SANDTRACE_KIND_WRITE && a->nofollow && st__g.arena.base) {
 		/* a namespace write (unlink, rename, symlink, mkdir, ...): was

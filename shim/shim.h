@@ -149,6 +149,7 @@ struct st_acc {
 	unsigned verdict;     /* enum sandtrace_action applied */
 	int deny_err;         /* ENOENT or EACCES */
 	bool quiet;           /* a refusal is not a violation (listing filters) */
+	bool unjudgeable;     /* fenced, and the directory is too deep to be named */
 	bool ns_change;       /* a namespace write: may change symlink resolution */
 	bool was_link;        /* the name was a symlink before the call */
 	bool was_dir;         /* the name was a directory before the call */

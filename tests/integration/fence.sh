@@ -89,6 +89,26 @@ out=$("$ST" run --policy "$W/policy2" -- ls "$W/in/mixed" | tr '\n' ' ')
 check "trace-only listing unchanged" test "$out" = "secret.key visible " -o "$out" = "visible "
 out=$("$ST" run -- ls "$W/in/mixed" | tr '\n' ' ')
 check "no policy: listing unchanged" test "$out" = "secret.key visible "
+# a working directory deeper than PATH_MAX has no name the kernel gives: a fenced run
+# cannot judge accesses relative to it and refuses them (fail closed), never lets them by
+mkdir -p "$W/deep/prot"
+python3 -c "
+import os
+os.chdir('$W/deep/prot')
+for i in range(25):
+    os.mkdir('x' * 200); os.chdir('x' * 200)"
+printf 'deny write %s/deep/prot\nallow any /\n' "$W" > "$W/deep.pol"
+"$ST" run --fence --policy "$W/deep.pol" -- /usr/bin/python3 -c "
+import os
+os.chdir('$W/deep/prot')
+try:
+    for i in range(25):
+        os.chdir('x' * 200)
+    open('sneaky.txt', 'w')
+    print('WROTE')
+except OSError as e:
+    print('refused', e.errno)" > "$W/deep.out" 2>&1
+check "deep cwd under a fence: refused, not written" sh -c "! grep -q WROTE $W/deep.out && [ -z \"\$(find $W/deep -name sneaky.txt)\" ]" && grep -q refused $W/deep.out
 # strict mode turns violations into a failing exit status
 "$ST" run --strict --fence --policy "$W/policy" -- "$DRV" open-r "$W/out/secret" >/dev/null; rc=$?
 check "--strict exits 121 on violations" test $rc -eq 121
