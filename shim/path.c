@@ -31,6 +31,42 @@ ssize_t st__path_join(const char *base, size_t blen, const char *rel, char *out,
 	return (ssize_t)(n + rlen);
 }
 
+/* Does the '/' at k start a "//" or a "." component? */
+static inline bool bad_after_slash(const char *p, size_t len, size_t k)
+{
+	return k + 1 < len &&
+	       (p[k + 1] == '/' || (p[k + 1] == '.' && (k + 2 == len || p[k + 2] == '/')));
+}
+
+/*
+ * Is p already clean?  Slashes are found a word at a time: a byte of
+ * w ^ 0x2f.. is zero where w has a '/', and (x - 0x01..) & ~x & 0x80..
+ * flags it (and, through a borrow, possibly the byte after a flagged one,
+ * hence the p[k] == '/' check).
+ */
+static bool path_is_clean(const char *p, size_t len)
+{
+	if (len > 1 && p[len - 1] == '/')
+		return false;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		uint64_t x = w ^ UINT64_C(0x2f2f2f2f2f2f2f2f);
+		uint64_t m = (x - UINT64_C(0x0101010101010101)) & ~x & UINT64_C(0x8080808080808080);
+		while (m) {
+			size_t k = i + ((size_t)__builtin_ctzll(m) >> 3);
+			if (p[k] == '/' && bad_after_slash(p, len, k))
+				return false;
+			m &= m - 1;
+		}
+	}
+	for (; i < len; i++)
+		if (p[i] == '/' && bad_after_slash(p, len, i))
+			return false;
+	return true;
+}
+
 /* Collapse "//" and "/./", drop a trailing "/." or "/" (not the root).  ".."
  * is kept: whether "a/.." is "." depends on whether a is a symlink. */
 ssize_t st__path_clean(char *p, size_t len)
@@ -39,13 +75,9 @@ ssize_t st__path_clean(char *p, size_t len)
 	if (len == 0 || p[0] != '/')
 		return -1;
 	/* fast path: most paths are clean already (no "//", no "." component,
-	 * no trailing '/'): one tight pass finds that out */
+	 * no trailing '/'): found out eight bytes at a time */
 	{
-		bool clean = len == 1 || p[len - 1] != '/';
-		for (size_t i = 0; clean && i + 1 < len; i++)
-			if (p[i] == '/' && (p[i + 1] == '/' ||
-					    (p[i + 1] == '.' && (i + 2 == len || p[i + 2] == '/'))))
-				clean = false;
+		bool clean = path_is_clean(p, len);
 		if (clean) {
 			p[len] = 0;
 			return (ssize_t)len;
