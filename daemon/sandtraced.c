@@ -899,6 +899,19 @@ static unsigned accept_all(struct daemon *d)
 		socklen_t crlen = sizeof(cr);
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0)
 			st__log("SO_PEERCRED: %s", strerror(errno));
+		/*
+		 * Who may talk to this daemon: a run started by root may have
+		 * children that drop privileges (setpriv, su): any uid.  A run of
+		 * an ordinary user has no way to change uid (set-id programs are
+		 * untraced): only that user; another local user's garbage must not
+		 * mark this run incomplete.
+		 */
+		if (geteuid() != 0 && crlen == sizeof(cr) && cr.uid != geteuid()) {
+			st__log("refusing a client of uid %u (pid %d): not this run's user",
+				(unsigned)cr.uid, (int)cr.pid);
+			close(fd);
+			continue;
+		}
 		struct client *c = calloc(1, sizeof(*c));
 		struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP};
 		ev.data.ptr = c;
@@ -1529,7 +1542,11 @@ int main(int argc, char **argv)
 		if (rc < 0)
 			fatal("starting the Ctrie: %s", strerror(-rc));
 		/* 1M chunk slots: 8 MiB of table, touched only as used */
-		rc = sandtrace_log_init(&d->arena, 1u << 20);
+		/* one slot per 256 bytes of arena, at most 1M (8 MiB of table,
+		 * touched only as used): small arenas keep room for the Ctrie */
+		uint64_t slots = d->arena_size / 256;
+		rc = sandtrace_log_init(&d->arena, (uint32_t)(slots > (1u << 20) ? (1u << 20)
+						  : slots < 64 ? 64 : slots));
 		if (rc < 0)
 			fatal("starting the record log: %s", strerror(-rc));
 		if (st__mf_publish(d->mf, &d->arena) < 0)

@@ -52,6 +52,13 @@ check "syscall(SYS_openat) recorded" has R "$W/in.txt" "$R6"
 R7=$W/nc.jsonl
 "$ST" run --no-cache --report "$R7" -- cat in.txt >/dev/null
 check "--no-cache records reads" has R "$W/in.txt" "$R7"
+# a full arena stops caching: nothing is lost (records go over the socket), the report says so
+mkdir many; i=0; while [ $i -lt 150 ]; do echo $i > many/f$i; i=$((i+1)); done
+R9=$W/full.jsonl
+"$ST" run --arena-size 64K --report "$R9" -- sh -c 'for f in many/f*; do cat "$f" >/dev/null; done'
+n=$("$ST" report --list "$R9" | grep -c "^R	$W/many/f")
+check "full arena: all 150 reads recorded ($n)" test "$n" -eq 150
+check "full arena: said in the summary" sh -c "grep -q 'arena filled up' $R9"
 # the cache follows symlinks that are repointed during the run
 R8=$W/repoint.jsonl
 echo a > ta; echo b > tb
