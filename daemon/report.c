@@ -235,9 +235,17 @@ void st__summary_free(struct st__summary *s)
 int st__report_open(struct st__report *r, const char *path, bool append)
 {
 	r->error = 0;
-	r->f = fopen(path, append ? "ae" : "we");
+	r->f = fopen(path, append ? "a+e" : "we");
 	if (r->f == NULL)
 		return -errno;
+	if (append && fseek(r->f, -1, SEEK_END) == 0) {
+		/* a writer killed in the middle of a line (the daemon): end that
+		 * line, so what is appended stays a record of its own */
+		int last = fgetc(r->f);
+		fseek(r->f, 0, SEEK_END);
+		if (last != '\n' && last != EOF)
+			fputc('\n', r->f);
+	}
 	/* Streamed records are flushed when the daemon goes idle; a large buffer batches them. */
 	setvbuf(r->f, NULL, _IOFBF, 1u << 18);
 	return 0;
@@ -305,11 +313,13 @@ int st__report_read(const char *path, int (*fn)(json_t *obj, unsigned long linen
 		json_error_t je;
 		json_t *obj = json_loadb(line, len, 0, &je);
 		if (obj == NULL || !json_is_object(obj)) {
-			snprintf(err, errlen, "%s:%lu: %s", path, lineno,
-				 obj ? "not a JSON object" : je.text);
+			/* a line torn by a writer that was killed (the daemon, mid-
+			 * write) is skipped with a warning: the records around it
+			 * are still read, nothing else is lost */
+			fprintf(stderr, "sandtrace: %s:%lu: %s: line skipped\n", path, lineno,
+				obj ? "not a JSON object" : je.text);
 			json_decref(obj);
-			rc = -EINVAL;
-			break;
+			continue;
 		}
 		rc = fn(obj, lineno, ctx);
 		json_decref(obj);
