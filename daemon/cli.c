@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -566,6 +567,30 @@ static int cmd_run(int argc, char **argv)
 		return SANDTRACE_EXIT_ERROR;
 	}
 	o.cmd = argv + optind;
+
+	/* Files the run will write: refused now, before anything runs, rather
+	 * than lost at the end (a report is written by the daemon; a file that
+	 * is not a regular file, such as /proc/version, cannot hold one). */
+	const char *outs[] = {o.report, o.summary_file, o.pidfile};
+	const char *names[] = {"--report", "--summary", "--pidfile"};
+	for (int i = 0; i < 3; i++) {
+		if (outs[i] == NULL)
+			continue;
+		struct stat st;
+		int fd = open(outs[i], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		struct statfs sfs;
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		    (fstatfs(fd, &sfs) == 0 &&
+		     (sfs.f_type == 0x9fa0 /* proc */ || sfs.f_type == 0x62656572 /* sysfs */))) {
+			if (fd >= 0)
+				errno = EINVAL;
+			warn("%s %s%s", names[i], outs[i], fd >= 0 ? " (not a regular file)" : "");
+			if (fd >= 0)
+				close(fd);
+			return SANDTRACE_EXIT_ERROR;
+		}
+		close(fd);
+	}
 
 	char *shim = find_shim();
 	if (shim == NULL)

@@ -13,6 +13,11 @@ check "exit status kept" test "$urc" = "$trc"
 check "signal death is 128+N" test $rc -eq 143
 "$ST" run -- /nonexistent/prog 2>/dev/null; rc=$?
 check "missing command is 127" test $rc -eq 127
+# output files that cannot be written are refused before the command runs
+"$ST" run --report /proc/version -- touch "$W/ran1" 2>/dev/null; rc=$?
+check "--report into /proc refused (125), command not run" sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran1 ]"
+"$ST" run --summary="$W/no/such/dir/s" -- touch "$W/ran2" 2>/dev/null; rc=$?
+check "--summary into a missing directory refused (125)" sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran2 ]"
 # env -i and a replaced LD_PRELOAD do not escape the trace
 R=$W/env.jsonl
 echo e > e1
