@@ -151,19 +151,28 @@ int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n
 		return -1;
 	/* acquire: pairs with the release increment in a forked child */
 	unsigned gen = atomic_load_explicit(&st__g.fork_gen, memory_order_acquire);
-	if (t->chunk && t->chunk_gen != gen)
+	if (t->chunk && t->chunk_gen != gen) {
 		t->chunk = 0; /* the parent's chunk, inherited through fork: not ours */
+		t->chunks = 0;
+	}
 	uint64_t need = sizeof(struct sandtrace_log_entry) + 8;
 	for (int i = 0; i < n; i++)
 		need += iov[i].iov_len;
 	for (int tries = 0; tries < 2; tries++) {
 		if (!t->chunk) {
+			/* most processes write a HELLO, a few records and an EXIT:
+			 * their first chunk is small (a build starts tens of
+			 * thousands of processes, all in one arena); a thread that
+			 * writes more gets page-sized chunks after it */
+			uint64_t first = SANDTRACE_LOG_CHUNK_FIRST;
 			uint64_t cap = need > SANDTRACE_LOG_CHUNK ? (need + 4095) & ~(uint64_t)4095
-								  : SANDTRACE_LOG_CHUNK;
+				       : (t->chunks == 0 && need <= first) ? first
+									 : SANDTRACE_LOG_CHUNK;
 			if (cap > UINT32_MAX)
 				return -1;
 			t->chunk = sandtrace_log_chunk_new(&st__g.arena, (uint32_t)cap, st__g.pid);
 			t->chunk_gen = gen;
+			t->chunks++;
 			if (!t->chunk)
 				return -1; /* table or arena full: the socket takes over */
 		}

@@ -178,6 +178,7 @@ struct st_acc {
 struct st_tls {
 	uint64_t chunk;          /* this thread's record-log chunk in the arena, or 0 */
 	unsigned chunk_gen;      /* st__g.fork_gen when the chunk was taken */
+	unsigned chunks;         /* chunks this thread has taken (the first one is small) */
 	struct st_acc acc[2 * ST_MAX_LEVEL];
 	char scratch[ST_PATH_BUF];
 };

@@ -46,6 +46,9 @@ _Static_assert(sizeof(struct sandtrace_log_entry) == 32, "entry header is 32 byt
 
 /* Default chunk size (bytes of data): one page with its header. */
 #define SANDTRACE_LOG_CHUNK (4096u - 16u)
+/* A writer's first chunk: a quarter page (most processes write a HELLO, a
+ * few records and an EXIT). */
+#define SANDTRACE_LOG_CHUNK_FIRST (1024u - 16u)
 
 /*
  * sandtrace_log_init - allocate the chunk table (cap slots) and publish it.
