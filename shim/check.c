@@ -74,6 +74,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->quiet = false;
 	a->unjudgeable = false;
 	a->was_link = false;
+	a->link_to_dir = false;
 	a->was_dir = false;
 	a->pair = false;
 	a->was_missing = false;
@@ -102,23 +103,75 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
  * verdicts 0x40 | class | nofollow). */
 #define KEY_RESOLVED 0xc0u
 
+/* The per-directory generations, or NULL before the first bump. */
+static _Atomic uint32_t *gen_slots(bool create)
+{
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
+	/* acquire: the zeroed array is whole for whoever sees its offset */
+	uint64_t off = atomic_load_explicit(&h->fs_gen_slots, memory_order_acquire);
+	if (!off && create) {
+		uint64_t mine = sandtrace_arena_alloc(&st__g.arena,
+						      SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t));
+		uint64_t expect = 0;
+		/* acq_rel: publish ours, or take the one another process published */
+		if (mine && atomic_compare_exchange_strong_explicit(&h->fs_gen_slots, &expect, mine,
+								    memory_order_acq_rel,
+								    memory_order_acquire))
+			off = mine;
+		else
+			off = expect;
+	}
+	return off ? sandtrace_arena_ptr(&st__g.arena, off,
+					 SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t))
+		   : NULL;
+}
+
+/* The slot of the directory part of an absolute path (FNV-1a). */
+static unsigned dir_slot(const char *p, size_t len)
+{
+	while (len > 1 && p[len - 1] != '/')
+		len--;
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 16777619u;
+	return h & (SANDTRACE_FS_GEN_SLOTS - 1);
+}
+
 static const char *key_of_abs(struct st_acc *a, size_t *len)
 {
 	uint32_t gen = 0;
-	if (st__g.arena.base)
+	if (st__g.arena.base) {
 		/* acquire: pairs with the bump after the namespace change */
 		gen = (uint32_t)atomic_load_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen,
 						     memory_order_acquire);
+		_Atomic uint32_t *slots = gen_slots(false);
+		if (slots)
+			gen += atomic_load_explicit(&slots[dir_slot(a->abs, a->abs_len)],
+						    memory_order_acquire);
+	}
 	char *k = a->abs - KEY_GEN;
 	memcpy(k, &gen, KEY_GEN);
 	*len = a->abs_len + KEY_GEN;
 	return k;
 }
 
-static void fs_gen_bump(void)
+/*
+ * After a namespace change at a->abs: a symlink to a directory (or a moved
+ * directory) can change how any path resolves: every key misses (global
+ * generation).  A symlink to a file (configure's conftest.sym, libtool's
+ * lib.so links) changes only the names of its own directory: only that
+ * directory's slot moves, and the rest of the cache stays warm.
+ */
+static void fs_gen_bump(struct st_acc *a, bool global)
 {
-	if (st__g.arena.base)
+	if (!st__g.arena.base)
+		return;
+	_Atomic uint32_t *slots = global ? NULL : gen_slots(true);
+	if (slots)
 		/* release: the namespace change (done) before the new generation */
+		atomic_fetch_add_explicit(&slots[dir_slot(a->abs, a->abs_len)], 1,
+					  memory_order_release);
+	else
 		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen, 1,
 					  memory_order_release);
 }
@@ -441,6 +494,9 @@ int st__pre(struct st_acc *a)
 		if (syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			a->was_link = S_ISLNK(st.st_mode);
 			a->was_dir = S_ISDIR(st.st_mode);
+			a->link_to_dir = a->was_link &&
+					 syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st, 0) == 0 &&
+					 S_ISDIR(st.st_mode);
 		} else
 			a->was_missing = errno == ENOENT;
 	}
@@ -508,11 +564,15 @@ void st__post(struct st_acc *a, int err)
 		 * rename: the only pair whose names can be directories); removing
 		 * a directory changes no resolution (what was under it is gone) */
 		struct stat st;
-		if (a->was_link || (a->was_dir && a->pair) ||
-		    (a->was_missing && syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st,
-					       AT_SYMLINK_NOFOLLOW) == 0 &&
-		     S_ISLNK(st.st_mode)))
-			fs_gen_bump();
+		if (a->was_dir && a->pair)
+			fs_gen_bump(a, true);
+		else if (a->was_link)
+			fs_gen_bump(a, a->link_to_dir);
+		else if (a->was_missing &&
+			 syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			 S_ISLNK(st.st_mode))
+			fs_gen_bump(a, syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st, 0) == 0 &&
+					   S_ISDIR(st.st_mode));
 	}
 	if (err == 0 && (st__g.flags & SANDTRACE_F_IDENTITY) &&
 	    (kind == SANDTRACE_KIND_READ || kind == SANDTRACE_KIND_EXEC) && post_identity(a, kind))

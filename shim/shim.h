@@ -152,6 +152,7 @@ struct st_acc {
 	bool unjudgeable;     /* fenced, and the directory is too deep to be named */
 	bool ns_change;       /* a namespace write: may change symlink resolution */
 	bool was_link;        /* the name was a symlink before the call */
+	bool link_to_dir;     /* ... to a directory (other paths resolve through it) */
 	bool was_dir;         /* the name was a directory before the call */
 	bool pair;            /* one of the two names of a rename or link */
 	bool was_missing;     /* the name did not exist before the call */

@@ -26,6 +26,9 @@
 /* Default size: 256 MiB of address space, touched only as used. */
 #define SANDTRACE_ARENA_DEFAULT_SIZE (UINT64_C(256) << 20)
 #define SANDTRACE_ARENA_ALIGN 16u
+/* Per-directory generations (hashed): a symlink to a file changes only the
+ * names in its own directory. */
+#define SANDTRACE_FS_GEN_SLOTS 4096u
 
 /* Counters in the header (rare events only: hot-path counters stay per process). */
 enum sandtrace_arena_counter {
@@ -59,7 +62,9 @@ struct sandtrace_arena_header {
 	_Atomic uint64_t fs_gen;              /* 160: bumped when a traced process creates, removes
 						       or renames a symlink or renames a directory:
 						       cached entries of older generations miss */
-	uint64_t reserved2[3];                /* 168..191 */
+	_Atomic uint64_t fs_gen_slots;        /* 168: offset of uint32_t[SANDTRACE_FS_GEN_SLOTS]:
+						       per-directory generations (0 = none yet) */
+	uint64_t reserved2[2];                /* 176..191 */
 };
 _Static_assert(offsetof(struct sandtrace_arena_header, bump) == 24, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, root) == 40, "layout");

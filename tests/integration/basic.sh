@@ -65,4 +65,10 @@ echo a > ta; echo b > tb
 "$ST" run --report "$R8" -- sh -c 'ln -sf ta cur; cat cur >/dev/null; ln -sf tb cur; cat cur >/dev/null'
 check "repointed link: first target read"  has R "$W/ta" "$R8"
 check "repointed link: second target read" has R "$W/tb" "$R8"
+# a link to a directory repointed: paths through it resolve anew
+mkdir dA dB; echo a > dA/f; echo b > dB/f
+R10=$W/repoint-dir.jsonl
+"$ST" run --report "$R10" -- sh -c 'ln -sfn dA cd1; cat cd1/f >/dev/null; ln -sfn dB cd1; cat cd1/f >/dev/null'
+check "repointed directory link: first target read"  has R "$W/dA/f" "$R10"
+check "repointed directory link: second target read" has R "$W/dB/f" "$R10"
 done_
