@@ -89,7 +89,8 @@ static const char *env_get(const char *name)
 static void copy_env(char *dst, size_t cap, const char *name)
 {
 	const char *v = env_get(name);
-	dst[0] = 0;
+	/* st__g is zeroed (bss): an absent variable writes nothing, so the
+	 * buffer's page is not touched */
 	if (v && strlen(v) < cap)
 		memcpy(dst, v, strlen(v) + 1);
 }
@@ -111,6 +112,7 @@ void st__init(void)
 	copy_env(st__g.arena_name, sizeof(st__g.arena_name), SANDTRACE_ENV_ARENA);
 	copy_env(st__g.lib_path, sizeof(st__g.lib_path), SANDTRACE_ENV_LIB);
 	copy_env(st__g.audit_path, sizeof(st__g.audit_path), SANDTRACE_ENV_AUDIT);
+	st__g.audit = env_get(SANDTRACE_ENV_AUDIT) && st__g.audit_path[0];
 	const char *f = env_get(SANDTRACE_ENV_FLAGS);
 	st__g.flags = f ? (unsigned)strtoul(f, NULL, 10) : 0;
 	st__g.launcher = (st__g.flags & SANDTRACE_F_LAUNCHER) != 0;
@@ -210,7 +212,7 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *ctx)
 void st__note_libraries(void)
 {
 	struct st_call c;
-	if (st__g.audit_path[0] || !st__enter(&c))
+	if (st__g.audit || !st__enter(&c))
 		return; /* the audit module records them */
 	dl_iterate_phdr(note_object, NULL);
 	st__leave(&c);

@@ -70,11 +70,8 @@ struct st_state {
 	_Atomic int init;             /* 0 none, 1 in progress, 2 done */
 	bool active;                  /* SANDTRACE_SOCKET was set: trace this process */
 	bool launcher;                /* the CLI about to exec CMD (SANDTRACE_F_LAUNCHER) */
+	bool audit;                   /* audit_path is set (read without touching its page) */
 	unsigned flags;               /* enum sandtrace_run_flags */
-	char socket_path[108];        /* sun_path */
-	char arena_name[SANDTRACE_ARENA_NAME_MAX];
-	char lib_path[PATH_MAX];      /* our own .so, re-injected at exec */
-	char audit_path[PATH_MAX];    /* LD_AUDIT library, optional */
 	struct sandtrace_arena arena; /* base == NULL: no cache */
 	const struct sandtrace_policy_table *policy; /* in the arena, or NULL */
 	bool trivial_policy;          /* no rules and default allow: trace only */
@@ -101,6 +98,14 @@ struct st_state {
 	/* cwd cache, a seqlock: gen odd while a writer updates it */
 	_Atomic unsigned cwd_gen;
 	_Atomic int cwd_valid;
+	/* The strings last: everything above fits on the first page that a
+	 * process touches, and the long path buffers are written only as far
+	 * as their contents (a page first touched is a page fault, ≈15 µs on
+	 * this kind of VM, for every process of a build). */
+	char socket_path[108];        /* sun_path */
+	char arena_name[SANDTRACE_ARENA_NAME_MAX];
+	char lib_path[PATH_MAX];      /* our own .so, re-injected at exec */
+	char audit_path[PATH_MAX];    /* LD_AUDIT library, optional ("" unless set) */
 };
 extern struct st_state st__g;
 

@@ -38,7 +38,7 @@ static bool is_our_var(const char *e)
 	return has_prefix(e, "LD_PRELOAD=") || has_prefix(e, "SANDTRACE_SOCKET=") ||
 	       has_prefix(e, "SANDTRACE_ARENA=") || has_prefix(e, "SANDTRACE_LIB=") ||
 	       has_prefix(e, "SANDTRACE_FLAGS=") || has_prefix(e, "SANDTRACE_AUDIT=") ||
-	       (st__g.audit_path[0] && has_prefix(e, "LD_AUDIT="));
+	       (st__g.audit && has_prefix(e, "LD_AUDIT="));
 }
 
 /* Is token (len n) our library?  Compared by path, and by file name for a
@@ -161,7 +161,7 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload)
 	size_t k = 0;
 	v[k++] = put_list(&w, "LD_PRELOAD=", with_preload ? st__g.lib_path : "", preload);
 	w++;
-	if (st__g.audit_path[0] && with_preload) {
+	if (st__g.audit && with_preload) {
 		v[k++] = put_list(&w, "LD_AUDIT=", st__g.audit_path, audit);
 		w++;
 		v[k++] = put(&w, "SANDTRACE_AUDIT="), put(&w, st__g.audit_path), w++;
