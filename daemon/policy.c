@@ -445,6 +445,11 @@ int st__policy_parse(struct st__policy *p, const char *name, const char *text, s
 		     char *err, size_t errlen)
 {
 	unsigned lineno = 0;
+	/* a UTF-8 byte-order mark, as some editors write one, is not part of line 1 */
+	if (len >= 3 && !memcmp(text, "\xef\xbb\xbf", 3)) {
+		text += 3;
+		len -= 3;
+	}
 	for (size_t i = 0; i < len;) {
 		const char *nl = memchr(text + i, '\n', len - i);
 		size_t end = nl ? (size_t)(nl - text) : len;

@@ -66,6 +66,16 @@ START_TEST(comments_and_blanks)
 }
 END_TEST
 
+START_TEST(byte_order_mark)
+{
+	struct st__policy p = {0};
+	ck_assert_int_eq(parse(&p, "\xef\xbb\xbf" "allow read /usr\n"), 0);
+	ck_assert_uint_ge(p.nrules, 1);
+	ck_assert_uint_eq(p.rules[0].action, SANDTRACE_ALLOW);
+	st__policy_free(&p);
+}
+END_TEST
+
 START_TEST(spaces_in_prefix)
 {
 	struct st__policy p;
@@ -383,6 +393,7 @@ Suite *suite_policy(void)
 	TCase *tc = tcase_create("parse");
 	tcase_add_test(tc, comments_and_blanks);
 	tcase_add_test(tc, spaces_in_prefix);
+	tcase_add_test(tc, byte_order_mark);
 	tcase_add_test(tc, classes_and_actions);
 	tcase_add_test(tc, variables);
 	tcase_add_test(tc, canonical_and_alias);
