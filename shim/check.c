@@ -18,41 +18,47 @@ void st__cwd_invalidate(void)
 	atomic_store_explicit(&st__g.cwd_valid, 0, memory_order_release);
 }
 
+/* The cwd from the kernel: its length, or -errno (-ENOENT for an unreachable
+ * cwd, "(unreachable)/...", which is no path). */
+static ssize_t kernel_cwd(char *buf, size_t cap)
+{
+	if (syscall(SYS_getcwd, buf, cap) <= 0)
+		return -errno;
+	return buf[0] == '/' ? (ssize_t)strlen(buf) : -ENOENT;
+}
+
 ssize_t st__getcwd(char *buf, size_t cap)
 {
-	for (int tries = 0; tries < 4; tries++) {
-		unsigned g = atomic_load_explicit(&st__g.cwd_gen, memory_order_acquire);
-		if (!(g & 1) && atomic_load_explicit(&st__g.cwd_valid, memory_order_acquire)) {
-			size_t n = atomic_load_explicit(&cwd_len, memory_order_relaxed);
-			if (n + 1 <= cap) {
-				memcpy(buf, cwd_buf, n);
-				buf[n] = 0;
-				/* acquire fence: the copy happened before we re-read gen */
-				atomic_thread_fence(memory_order_acquire);
-				if (atomic_load_explicit(&st__g.cwd_gen, memory_order_relaxed) == g)
-					return (ssize_t)n;
-			}
+	int saved = errno;
+	unsigned g = atomic_load_explicit(&st__g.cwd_gen, memory_order_acquire);
+	if (!(g & 1) && atomic_load_explicit(&st__g.cwd_valid, memory_order_acquire)) {
+		size_t n = atomic_load_explicit(&cwd_len, memory_order_relaxed);
+		if (n + 1 <= cap) {
+			memcpy(buf, cwd_buf, n);
+			buf[n] = 0;
+			/* acquire fence: the copy happened before we re-read gen */
+			atomic_thread_fence(memory_order_acquire);
+			if (atomic_load_explicit(&st__g.cwd_gen, memory_order_relaxed) == g)
+				return (ssize_t)n;
 		}
-		/* refresh from the kernel */
-		long r = syscall(SYS_getcwd, buf, cap);
-		if (r <= 0 || buf[0] != '/')
-			return -1; /* unreachable cwd ("(unreachable)/..."): no path */
-		size_t n = strlen(buf);
-		unsigned exp = g & ~1u;
-		if (n + 1 <= sizeof(cwd_buf) &&
-		    atomic_compare_exchange_strong_explicit(&st__g.cwd_gen, &exp, exp + 1,
-							    memory_order_acq_rel,
-							    memory_order_relaxed)) {
-			memcpy(cwd_buf, buf, n + 1);
-			atomic_store_explicit(&cwd_len, n, memory_order_relaxed);
-			atomic_store_explicit(&st__g.cwd_valid, 1, memory_order_relaxed);
-			/* release: the copy is visible before gen turns even */
-			atomic_store_explicit(&st__g.cwd_gen, exp + 2, memory_order_release);
-		}
-		return (ssize_t)n;
 	}
-	long r = syscall(SYS_getcwd, buf, cap);
-	return r > 0 && buf[0] == '/' ? (ssize_t)strlen(buf) : -1;
+	/* not cached, or a writer raced the copy: ask the kernel */
+	ssize_t r = kernel_cwd(buf, cap);
+	errno = saved;
+	if (r < 0)
+		return r;
+	size_t n = (size_t)r;
+	unsigned exp = g & ~1u;
+	if (n + 1 <= sizeof(cwd_buf) &&
+	    atomic_compare_exchange_strong_explicit(&st__g.cwd_gen, &exp, exp + 1,
+						    memory_order_acq_rel, memory_order_relaxed)) {
+		memcpy(cwd_buf, buf, n + 1);
+		atomic_store_explicit(&cwd_len, n, memory_order_relaxed);
+		atomic_store_explicit(&st__g.cwd_valid, 1, memory_order_relaxed);
+		/* release: the copy is visible before gen turns even */
+		atomic_store_explicit(&st__g.cwd_gen, exp + 2, memory_order_release);
+	}
+	return r;
 }
 
 
@@ -176,26 +182,6 @@ static void fs_gen_bump(struct st_acc *a, bool global)
 					  memory_order_release);
 }
 
-/* Is the directory (cwd or dirfd) too deep for the kernel to name? */
-static bool base_too_long(int dirfd)
-{
-	char buf[64];
-	int saved = errno;
-	long r = dirfd == AT_FDCWD ? syscall(SYS_getcwd, buf, sizeof(buf)) : 0;
-	bool too_long = false;
-	if (dirfd == AT_FDCWD)
-		too_long = r < 0 && errno == ENAMETOOLONG;
-	else {
-		char p[40];
-		snprintf(p, sizeof(p), "/proc/self/fd/%d", dirfd);
-		char big[PATH_MAX];
-		too_long = syscall(SYS_readlinkat, AT_FDCWD, p, big, sizeof(big)) < 0 &&
-			   errno == ENAMETOOLONG;
-	}
-	errno = saved;
-	return too_long;
-}
-
 /* Build a->abs: the absolute spelling, cleaned but with ".." kept. */
 static bool make_abs(struct st_acc *a)
 {
@@ -225,7 +211,7 @@ static bool make_abs(struct st_acc *a)
 			 * will give: a fenced run cannot judge it and refuses
 			 * (fail closed); a trace-only run lets it through. */
 			a->skip = true;
-			if ((st__g.flags & SANDTRACE_F_FENCED) && base_too_long(a->dirfd))
+			if ((st__g.flags & SANDTRACE_F_FENCED) && blen == -ENAMETOOLONG)
 				a->unjudgeable = true;
 			return false;
 		}

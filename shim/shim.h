@@ -230,7 +230,9 @@ bool st__listing_filtered(void);
 void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, int err);
 
 /* st__fd_path - the path of an open descriptor via /proc/self/fd.  Returns
- * its length, or -1 (not a file: pipe, socket, ...).  Preserves errno. */
+ * its length, or -errno: -ENOENT for a non-file (pipe, socket, ...),
+ * -ENAMETOOLONG for a directory too deep for the kernel to name, -EBADF.
+ * Preserves errno. */
 ssize_t st__fd_path(int fd, char *buf, size_t cap); /* platform hook: shim/os/<system>.c */
 
 /* Path helpers (path.c, also unit tested).  Return the length or -1. */
@@ -269,7 +271,9 @@ void st__log_seal(struct st_tls *t);
 /* Exec support (wrap_exec.c). */
 void st__exit_hook(int status);
 
-/* cwd cache (check.c) */
+/* cwd cache (check.c): st__getcwd returns the length, or -errno from the
+ * kernel (-ENAMETOOLONG: deeper than PATH_MAX; -ENOENT: unreachable).
+ * Preserves errno. */
 ssize_t st__getcwd(char *buf, size_t cap);
 void st__cwd_invalidate(void);
 

@@ -26,9 +26,12 @@ ssize_t st__fd_path(int fd, char *buf, size_t cap)
 		p[14 + i] = num[k - 1 - i];
 	p[14 + k] = 0;
 	ssize_t n = syscall(SYS_readlinkat, AT_FDCWD, p, buf, cap - 1);
+	int err = errno;
 	errno = saved;
-	if (n <= 0 || buf[0] != '/')
-		return -1;
+	if (n < 0)
+		return -err; /* EBADF; ENAMETOOLONG: a directory too deep to be named */
+	if (n == 0 || buf[0] != '/')
+		return -ENOENT; /* pipe:[N], socket:[N]: not a file */
 	if (n > 10 && !memcmp(buf + n - 10, " (deleted)", 10))
 		n -= 10;
 	buf[n] = 0;
