@@ -22,7 +22,7 @@ void st__cwd_invalidate(void)
  * cwd, "(unreachable)/...", which is no path). */
 static ssize_t kernel_cwd(char *buf, size_t cap)
 {
-	if (syscall(SYS_getcwd, buf, cap) <= 0)
+	if (ST_SYSCALL(SYS_getcwd, buf, cap) <= 0)
 		return -errno;
 	return buf[0] == '/' ? (ssize_t)strlen(buf) : -ENOENT;
 }
@@ -351,7 +351,7 @@ static bool take_identity(struct st_acc *a, struct sandtrace_identity *id)
 	struct stat st;
 	long r;
 	if (a->fd >= 0) {
-		r = syscall(SYS_fstat, a->fd, &st);
+		r = ST_SYSCALL(SYS_fstat, a->fd, &st);
 	} else {
 		resolve(a);
 		struct st_tls *t = st__tls();
@@ -359,7 +359,7 @@ static bool take_identity(struct st_acc *a, struct sandtrace_identity *id)
 			return false;
 		memcpy(t->scratch, a->rpath, a->rpath_len); /* rpath need not end with a NUL */
 		t->scratch[a->rpath_len] = 0;
-		r = syscall(SYS_newfstatat, AT_FDCWD, t->scratch, &st, 0);
+		r = ST_SYSCALL(SYS_newfstatat, AT_FDCWD, t->scratch, &st, 0);
 	}
 	if (r != 0 || !S_ISREG(st.st_mode))
 		return false;
@@ -477,11 +477,11 @@ int st__pre(struct st_acc *a)
 		 * the name a symlink or a directory, or absent? (st__post) */
 		struct stat st;
 		a->ns_change = true;
-		if (syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			a->was_link = S_ISLNK(st.st_mode);
 			a->was_dir = S_ISDIR(st.st_mode);
 			a->link_to_dir = a->was_link &&
-					 syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st, 0) == 0 &&
+					 ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st, 0) == 0 &&
 					 S_ISDIR(st.st_mode);
 		} else
 			a->was_missing = errno == ENOENT;
@@ -555,9 +555,9 @@ void st__post(struct st_acc *a, int err)
 		else if (a->was_link)
 			fs_gen_bump(a, a->link_to_dir);
 		else if (a->was_missing &&
-			 syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			 ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			 S_ISLNK(st.st_mode))
-			fs_gen_bump(a, syscall(SYS_newfstatat, AT_FDCWD, a->abs, &st, 0) == 0 &&
+			fs_gen_bump(a, ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st, 0) == 0 &&
 					   S_ISDIR(st.st_mode));
 	}
 	if (err == 0 && (st__g.flags & SANDTRACE_F_IDENTITY) &&
@@ -613,11 +613,23 @@ bool st__hidden(int dirfd, const char *path)
 	return e == ENOENT;
 }
 
-void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, int err)
+static void record_in(struct st_acc *a, int dirfd, const char *path, unsigned kind, bool nofollow,
+		      int err)
 {
-	struct st_acc *a = &st__tls_acc[1];
 	st__acc_init(a, dirfd, path, kind, nofollow);
 	if (!make_abs(a))
 		return;
 	st__post(a, err);
+}
+
+void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, int err)
+{
+	record_in(&st__tls_acc[1], dirfd, path, kind, nofollow, err);
+}
+
+void st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow, int err)
+{
+	/* slot 0 shares its page with the thread's log-chunk fields: a process
+	 * whose first records are its libraries touches one page, not two */
+	record_in(&st__tls_acc[0], dirfd, path, kind, nofollow, err);
 }

@@ -16,7 +16,7 @@
 
 static pid_t raw_getpid(void)
 {
-	return (pid_t)syscall(SYS_getpid);
+	return (pid_t)ST_SYSCALL(SYS_getpid);
 }
 
 /* Is fd still the socket we opened?  A program may have closed it and
@@ -27,7 +27,7 @@ static bool fd_is_ours(void)
 	struct stat st;
 	if (st__g.fd < 0 || st__g.fd_pid != raw_getpid())
 		return false;
-	if (syscall(SYS_fstat, st__g.fd, &st) != 0)
+	if (ST_SYSCALL(SYS_fstat, st__g.fd, &st) != 0)
 		return false;
 	return S_ISSOCK(st.st_mode) && st.st_dev == st__g.fd_dev && st.st_ino == st__g.fd_ino;
 }
@@ -38,9 +38,9 @@ static int move_high(int fd)
 {
 	static const int mins[] = {900, 100, 10};
 	for (unsigned i = 0; i < sizeof(mins) / sizeof(mins[0]); i++) {
-		int n = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, mins[i]);
+		int n = (int)ST_SYSCALL(SYS_fcntl, fd, F_DUPFD_CLOEXEC, mins[i]);
 		if (n >= 0) {
-			syscall(SYS_close, fd);
+			ST_SYSCALL(SYS_close, fd);
 			return n;
 		}
 	}
@@ -58,28 +58,28 @@ static bool conn_locked(void)
 	if (st__g.fd >= 0 && st__g.fd_pid != raw_getpid()) {
 		/* inherited through a fork the shim did not see (raw clone):
 		 * the number is a copy of the parent's socket, still ours */
-		syscall(SYS_close, st__g.fd);
+		ST_SYSCALL(SYS_close, st__g.fd);
 	}
 	st__g.fd = -1;
 	if (st__g.daemon_lost)
 		return false;
-	int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = (int)ST_SYSCALL(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	memcpy(sa.sun_path, st__g.socket_path, sizeof(sa.sun_path) - 1);
-	if (syscall(SYS_connect, fd, &sa, sizeof(sa)) != 0) {
-		syscall(SYS_close, fd);
+	memcpy(sa.sun_path, st__g.socket_path, strnlen(st__g.socket_path, sizeof(sa.sun_path) - 1));
+	if (ST_SYSCALL(SYS_connect, fd, &sa, sizeof(sa)) != 0) {
+		ST_SYSCALL(SYS_close, fd);
 		/* ENOENT/ECONNREFUSED: the daemon is gone; do not retry on
 		 * every call (each try would cost a system call) */
 		st__g.daemon_lost = true;
 		return false;
 	}
 	struct timeval tv = {.tv_sec = ST_SEND_TIMEOUT_S};
-	syscall(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	ST_SYSCALL(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	fd = move_high(fd);
 	struct stat st;
-	syscall(SYS_fstat, fd, &st);
+	ST_SYSCALL(SYS_fstat, fd, &st);
 	st__g.fd = fd;
 	st__g.fd_pid = raw_getpid();
 	st__g.fd_dev = st.st_dev;
@@ -91,7 +91,7 @@ static bool conn_locked(void)
 static void lost_locked(void)
 {
 	if (st__g.fd >= 0 && fd_is_ours())
-		syscall(SYS_close, st__g.fd);
+		ST_SYSCALL(SYS_close, st__g.fd);
 	st__g.fd = -1;
 	st__g.daemon_lost = true;
 }
@@ -108,25 +108,25 @@ static int send_locked(unsigned type, uint32_t flags, const struct iovec *iov, i
 /* Read /proc/self/cmdline into a private mapping (argv may be large; no malloc). */
 static void send_hello_locked(void)
 {
-	struct sandtrace_hello h = {.pid = raw_getpid(), .ppid = (int32_t)syscall(SYS_getppid)};
+	struct sandtrace_hello h = {.pid = raw_getpid(), .ppid = (int32_t)ST_SYSCALL(SYS_getppid)};
 	char exe[PATH_MAX];
-	ssize_t n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, sizeof(exe));
+	ssize_t n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, sizeof(exe));
 	h.exe_len = n > 0 ? (uint32_t)n : 0;
 	size_t cap = 256 * 1024;
 	uint32_t flags = 0;
 	char *argv = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	size_t alen = 0;
 	if (argv != MAP_FAILED) {
-		int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+		int fd = (int)ST_SYSCALL(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			ssize_t r;
-			while (alen < cap && (r = syscall(SYS_read, fd, argv + alen, cap - alen)) > 0)
+			while (alen < cap && (r = ST_SYSCALL(SYS_read, fd, argv + alen, cap - alen)) > 0)
 				alen += (size_t)r;
 			if (alen == cap) {
 				flags |= SANDTRACE_HF_ARGV_TRUNC;
 				argv[alen - 1] = 0; /* every argument NUL-terminated */
 			}
-			syscall(SYS_close, fd);
+			ST_SYSCALL(SYS_close, fd);
 		}
 	} else {
 		argv = NULL;
@@ -201,9 +201,9 @@ bool st__log_hello(void)
 	enum { MAX_PARTS = 256 };
 	if (!st__g.arena.base || !st__g.log_ok || !st__g.argv || st__g.argc + 2 > MAX_PARTS)
 		return false;
-	struct sandtrace_hello h = {.pid = st__g.pid, .ppid = (int32_t)syscall(SYS_getppid)};
+	struct sandtrace_hello h = {.pid = st__g.pid, .ppid = (int32_t)ST_SYSCALL(SYS_getppid)};
 	char exe[PATH_MAX];
-	ssize_t n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, sizeof(exe));
+	ssize_t n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, sizeof(exe));
 	h.exe_len = n > 0 ? (uint32_t)n : 0;
 	struct iovec iov[MAX_PARTS];
 	int k = 0;

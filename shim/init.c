@@ -13,17 +13,32 @@
 #include "symbols.def"
 #undef SYM
 
-struct st_state st__g = {.fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER};
+struct st_state st__g = {.fd = -1,
+			  .lock = PTHREAD_MUTEX_INITIALIZER,
+			  .socket_path = "",
+			  .arena_name = "",
+			  .lib_path = "",
+			  .audit_path = ""};
+/* the strings st__g points at (see struct st_state): sun_path, the arena
+ * name, two paths and their NULs */
+static char env_store[108 + SANDTRACE_ARENA_NAME_MAX + 2 * PATH_MAX + 4];
+static size_t env_used;
 __thread int st__depth;
 __thread int st__level;
 static __thread struct st_tls *tls_bufs;
 static pthread_key_t tls_key;
-static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+static _Atomic int tls_key_state; /* 0 none, 1 being created, 2 created */
+
+/* The first thread's buffers (normally the main thread's): static, so a
+ * process that never starts a thread makes no mmap (and no munmap) for them. */
+static struct st_tls first_tls;
+static _Atomic int first_tls_taken;
 
 static void tls_free(void *p)
 {
 	st__log_seal(p);
-	munmap(p, sizeof(struct st_tls));
+	if (p != &first_tls) /* first_tls is not handed out again */
+		munmap(p, sizeof(struct st_tls));
 }
 
 static void tls_key_init(void)
@@ -37,11 +52,31 @@ struct st_tls *st__tls(void)
 {
 	if (tls_bufs)
 		return tls_bufs;
-	void *m = mmap(NULL, sizeof(struct st_tls), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return NULL;
-	pthread_once(&tls_once, tls_key_init);
+	void *m;
+	int taken = 0;
+	if (atomic_compare_exchange_strong_explicit(&first_tls_taken, &taken, 1,
+						    memory_order_relaxed, memory_order_relaxed)) {
+		m = &first_tls;
+	} else {
+		m = mmap(NULL, sizeof(struct st_tls), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+	}
+	/* once, without pthread_once: glibc's wakes waiters with a futex
+	 * system call on every first use, in every process */
+	int st = 0;
+	if (atomic_load_explicit(&tls_key_state, memory_order_acquire) != 2) {
+		if (atomic_compare_exchange_strong_explicit(&tls_key_state, &st, 1,
+							    memory_order_acq_rel,
+							    memory_order_acquire)) {
+			tls_key_init();
+			atomic_store_explicit(&tls_key_state, 2, memory_order_release);
+		} else {
+			while (atomic_load_explicit(&tls_key_state, memory_order_acquire) != 2)
+				sched_yield();
+		}
+	}
 	pthread_setspecific(tls_key, m);
 	tls_bufs = m;
 	return m;
@@ -86,13 +121,39 @@ static const char *env_get(const char *name)
 	return NULL;
 }
 
-static void copy_env(char *dst, size_t cap, const char *name)
+/* Copy variable NAME (at most max - 1 bytes) into st__g.env_small, or
+ * env_store when it is full, and point *dst
+ * at the copy; a longer value is ignored (*dst stays ""). */
+static void copy_env(const char **dst, size_t max, const char *name)
 {
 	const char *v = env_get(name);
-	/* st__g is zeroed (bss): an absent variable writes nothing, so the
-	 * buffer's page is not touched */
-	if (v && strlen(v) < cap)
-		memcpy(dst, v, strlen(v) + 1);
+	if (!v)
+		return;
+	size_t n = strlen(v);
+	if (n >= max)
+		return;
+	char *d;
+	if (st__g.env_small_used + n + 1 <= sizeof(st__g.env_small)) {
+		d = st__g.env_small + st__g.env_small_used;
+		st__g.env_small_used += n + 1;
+	} else if (env_used + n + 1 <= sizeof(env_store)) {
+		d = env_store + env_used;
+		env_used += n + 1;
+	} else {
+		return;
+	}
+	memcpy(d, v, n + 1);
+	*dst = d;
+}
+
+/* A decimal number, without strtoul: its locale tables would be one more
+ * page for every process to fault in.  Stops at the first non-digit. */
+static unsigned parse_uint(const char *s)
+{
+	unsigned v = 0;
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (unsigned)(*s++ - '0');
+	return v;
 }
 
 void st__init(void)
@@ -108,20 +169,26 @@ void st__init(void)
 		return;
 	}
 	int saved = errno;
-	copy_env(st__g.socket_path, sizeof(st__g.socket_path), SANDTRACE_ENV_SOCKET);
-	copy_env(st__g.arena_name, sizeof(st__g.arena_name), SANDTRACE_ENV_ARENA);
-	copy_env(st__g.lib_path, sizeof(st__g.lib_path), SANDTRACE_ENV_LIB);
-	copy_env(st__g.audit_path, sizeof(st__g.audit_path), SANDTRACE_ENV_AUDIT);
-	st__g.audit = env_get(SANDTRACE_ENV_AUDIT) && st__g.audit_path[0];
+	copy_env(&st__g.socket_path, 108, SANDTRACE_ENV_SOCKET);
+	copy_env(&st__g.arena_name, SANDTRACE_ARENA_NAME_MAX, SANDTRACE_ENV_ARENA);
+	copy_env(&st__g.lib_path, PATH_MAX, SANDTRACE_ENV_LIB);
+	copy_env(&st__g.audit_path, PATH_MAX, SANDTRACE_ENV_AUDIT);
+	st__g.audit = st__g.audit_path[0] != 0;
 	const char *f = env_get(SANDTRACE_ENV_FLAGS);
-	st__g.flags = f ? (unsigned)strtoul(f, NULL, 10) : 0;
+	st__g.flags = f ? parse_uint(f) : 0;
 	st__g.launcher = (st__g.flags & SANDTRACE_F_LAUNCHER) != 0;
 	st__g.flags &= ~SANDTRACE_F_LAUNCHER; /* what is re-injected at exec */
 	st__g.active = st__g.socket_path[0] != 0;
-	st__g.pid = (int32_t)syscall(SYS_getpid);
-	st__g.uid = (uint32_t)syscall(SYS_getuid);
+	st__g.pid = (int32_t)ST_SYSCALL(SYS_getpid);
+	st__g.uid = (uint32_t)ST_SYSCALL(SYS_getuid);
 	if (st__g.active && st__g.arena_name[0] && !(st__g.flags & SANDTRACE_F_NO_CACHE)) {
-		int r = sandtrace_arena_attach(&st__g.arena, st__g.arena_name);
+		uint64_t size = 0;
+		int fd = st__arena_open(st__g.arena_name, &size);
+		int r = fd;
+		if (fd >= 0) {
+			r = sandtrace_arena_map_fd(&st__g.arena, fd, size);
+			ST_SYSCALL(SYS_close, fd);
+		}
 		if (r < 0) {
 			st__g.arena_err = r;
 			st__g.arena.base = NULL;
@@ -163,10 +230,10 @@ void st__after_fork_child(void)
 {
 	pthread_mutex_init(&st__g.lock, NULL);
 	if (st__g.fd >= 0) /* the parent's connection: ours to close */
-		syscall(SYS_close, st__g.fd);
+		ST_SYSCALL(SYS_close, st__g.fd);
 	st__g.fd = -1;
 	st__g.fd_pid = 0;
-	st__g.pid = (int32_t)syscall(SYS_getpid);
+	st__g.pid = (int32_t)ST_SYSCALL(SYS_getpid);
 	st__g.hello_logged = false;
 	/* release: a thread that sees the new generation drops its chunk */
 	atomic_fetch_add_explicit(&st__g.fork_gen, 1, memory_order_release);
@@ -205,7 +272,7 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	const char *n = info->dlpi_name;
 	if (n && n[0] == '/' && strcmp(n, st__g.lib_path) != 0)
-		st__record_path(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0);
+		st__record_path0(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0);
 	return 0;
 }
 

@@ -9,7 +9,7 @@
  * side effects visible to the program: callers save errno). */
 static ssize_t raw_readlink(const char *path, char *buf, size_t cap)
 {
-	return syscall(SYS_readlinkat, AT_FDCWD, path, buf, cap);
+	return ST_SYSCALL(SYS_readlinkat, AT_FDCWD, path, buf, cap);
 }
 
 ssize_t st__path_join(const char *base, size_t blen, const char *rel, char *out, size_t cap)

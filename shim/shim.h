@@ -51,6 +51,38 @@ void *st__resolve(_Atomic(void *) *slot, const char *name);
 	atomic_store_explicit(&(ctr), atomic_load_explicit(&(ctr), memory_order_relaxed) + 1,      \
 			      memory_order_relaxed)
 
+/*
+ * ST_SYSCALL(nr, args...) - a system call made by the shim itself, with
+ * libc's syscall() contract (returns -1 and sets errno on failure), for at
+ * most six integer or pointer arguments.  On x86-64 Linux it is an inline
+ * `syscall` instruction: no call through the interposed syscall() wrapper,
+ * no dlsym of the real one, no page of either to fault in when a process
+ * starts.  Elsewhere it is libc's syscall().  Async-signal-safe.
+ */
+#if defined(__x86_64__) && defined(__linux__)
+static inline long st__sys6(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	long r;
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+#else
+#define st__sys6(nr, a1, a2, a3, a4, a5, a6) REAL(syscall)(nr, a1, a2, a3, a4, a5, a6)
+#endif
+#define ST__SYS_PAD(nr, a1, a2, a3, a4, a5, a6, ...)                                               \
+	st__sys6((long)(nr), (long)(a1), (long)(a2), (long)(a3), (long)(a4), (long)(a5), (long)(a6))
+#define ST_SYSCALL(...) ST__SYS_PAD(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
+
 /* What an unresolvable symbol resolves to (fails with ENOSYS). */
 long st__enosys_stub(void);
 
@@ -93,19 +125,23 @@ struct st_state {
 	uint32_t uid;
 	_Atomic unsigned fork_gen;    /* bumped in a forked child: chunks are per process */
 	bool hello_logged;            /* this image's HELLO went to the log */
+	int (*real_main)(int, char **, char **); /* the program's main (__libc_start_main wrapper) */
 	int argc;                     /* from the constructor, for HELLO */
 	char **argv;
 	/* cwd cache, a seqlock: gen odd while a writer updates it */
 	_Atomic unsigned cwd_gen;
 	_Atomic int cwd_valid;
-	/* The strings last: everything above fits on the first page that a
-	 * process touches, and the long path buffers are written only as far
-	 * as their contents (a page first touched is a page fault, ≈15 µs on
-	 * this kind of VM, for every process of a build). */
-	char socket_path[108];        /* sun_path */
-	char arena_name[SANDTRACE_ARENA_NAME_MAX];
-	char lib_path[PATH_MAX];      /* our own .so, re-injected at exec */
-	char audit_path[PATH_MAX];    /* LD_AUDIT library, optional ("" unless set) */
+	/* The run's strings, copied from the environment at initialisation
+	 * into st__env_store (packed end to end, so a process touches one
+	 * page for all of them, not one per PATH_MAX buffer: a page first
+	 * touched is a page fault, 8-15 µs on this kind of VM, for every
+	 * process of a build).  Never NULL: "" when unset. */
+	const char *socket_path;      /* sun_path (at most 107 bytes) */
+	const char *arena_name;       /* at most SANDTRACE_ARENA_NAME_MAX - 1 bytes */
+	const char *lib_path;         /* our own .so, re-injected at exec */
+	const char *audit_path;       /* LD_AUDIT library, optional */
+	char env_small[384];          /* where they are copied when they fit */
+	size_t env_small_used;
 };
 extern struct st_state st__g;
 
@@ -228,12 +264,20 @@ bool st__listing_filtered(void);
 /* st__record_path - record an access of an already absolute path (no
  * decision), e.g. a file named by a libc function after it returned. */
 void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, int err);
+/* st__record_path0 - the same, in access slot 0: for a caller that entered
+ * (st__enter) but holds no access of its own. */
+void st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow, int err);
 
 /* st__fd_path - the path of an open descriptor via /proc/self/fd.  Returns
  * its length, or -errno: -ENOENT for a non-file (pipe, socket, ...),
  * -ENAMETOOLONG for a directory too deep for the kernel to name, -EBADF.
  * Preserves errno. */
 ssize_t st__fd_path(int fd, char *buf, size_t cap); /* platform hook: shim/os/<system>.c */
+
+/* st__arena_open - open the arena object NAME (platform hook, shim/os/):
+ * returns a close-on-exec descriptor and stores its size in bytes, or
+ * returns -errno.  Preserves errno.  Async-signal-safe. */
+int st__arena_open(const char *name, uint64_t *size);
 
 /* Path helpers (path.c, also unit tested).  Return the length or -1. */
 ssize_t st__path_join(const char *base, size_t blen, const char *rel, char *out, size_t cap);

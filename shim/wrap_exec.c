@@ -151,7 +151,7 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload)
 	if (their_socket && *their_socket && strcmp(their_socket, st__g.socket_path) != 0)
 		return env_nested(envp, n, out);
 	bytes = (n + 8) * sizeof(char *) + 4 * PATH_MAX + 256 + (preload ? strlen(preload) : 0) +
-		(audit ? strlen(audit) : 0) + sizeof(st__g.socket_path) + sizeof(st__g.arena_name);
+		(audit ? strlen(audit) : 0) + strlen(st__g.socket_path) + strlen(st__g.arena_name);
 	size_t len = (bytes + 4095) & ~(size_t)4095;
 	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
@@ -199,7 +199,7 @@ static bool is_go_note(int fd, const Elf64_Phdr *ph)
 {
 	unsigned char buf[512];
 	size_t len = ph->p_filesz < sizeof(buf) ? (size_t)ph->p_filesz : sizeof(buf);
-	if (syscall(SYS_pread64, fd, buf, len, (off_t)ph->p_offset) != (ssize_t)len)
+	if (ST_SYSCALL(SYS_pread64, fd, buf, len, (off_t)ph->p_offset) != (ssize_t)len)
 		return false;
 	for (size_t off = 0; off + 12 <= len;) {
 		uint32_t namesz, descsz, type;
@@ -220,27 +220,27 @@ static bool is_go_note(int fd, const Elf64_Phdr *ph)
 static unsigned probe_exec(const char *path, char *interp, size_t icap)
 {
 	interp[0] = 0;
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	int fd = (int)ST_SYSCALL(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? PROBE_MISSING : 0;
 	unsigned why = 0;
 	struct stat st;
 	uid_t ru, eu, su;
 	gid_t rg, eg, sg;
-	syscall(SYS_getresuid, &ru, &eu, &su);
-	syscall(SYS_getresgid, &rg, &eg, &sg);
-	if (syscall(SYS_fstat, fd, &st) == 0) {
+	ST_SYSCALL(SYS_getresuid, &ru, &eu, &su);
+	ST_SYSCALL(SYS_getresgid, &rg, &eg, &sg);
+	if (ST_SYSCALL(SYS_fstat, fd, &st) == 0) {
 		uid_t neu = (st.st_mode & S_ISUID) ? st.st_uid : eu;
 		gid_t neg = (st.st_mode & S_ISGID) ? st.st_gid : eg;
 		/* the kernel sets AT_SECURE when the new effective ids differ
 		 * from the real ones, or the file has capabilities */
 		if (neu != ru || neg != rg)
 			why = SANDTRACE_UNTRACED_SETID;
-		else if (syscall(SYS_fgetxattr, fd, "security.capability", NULL, 0) > 0)
+		else if (ST_SYSCALL(SYS_fgetxattr, fd, "security.capability", NULL, 0) > 0)
 			why = SANDTRACE_UNTRACED_SETID;
 	}
 	unsigned char hdr[256];
-	ssize_t n = syscall(SYS_pread64, fd, hdr, sizeof(hdr), 0);
+	ssize_t n = ST_SYSCALL(SYS_pread64, fd, hdr, sizeof(hdr), 0);
 	if (!why && n >= 2 && hdr[0] == '#' && hdr[1] == '!') {
 		size_t i = 2;
 		while (i < (size_t)n && (hdr[i] == ' ' || hdr[i] == '\t'))
@@ -263,7 +263,7 @@ static unsigned probe_exec(const char *path, char *interp, size_t icap)
 		bool has_interp = false, is_go = false;
 		for (unsigned i = 0; i < eh.e_phnum && i < 128; i++) {
 			Elf64_Phdr ph;
-			if (syscall(SYS_pread64, fd, &ph, sizeof(ph),
+			if (ST_SYSCALL(SYS_pread64, fd, &ph, sizeof(ph),
 				    (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
 			    (ssize_t)sizeof(ph))
 				break;
@@ -277,7 +277,7 @@ static unsigned probe_exec(const char *path, char *interp, size_t icap)
 		else if (is_go)
 			why = SANDTRACE_UNTRACED_GO;
 	}
-	syscall(SYS_close, fd);
+	ST_SYSCALL(SYS_close, fd);
 	return why;
 }
 
@@ -316,7 +316,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	 * violation; the real call fails and the miss is recorded as a lookup */
 	unsigned why = 0;
 	bool absent = !a->empty_path && path &&
-		      syscall(SYS_faccessat, dirfd, path, F_OK) != 0 &&
+		      ST_SYSCALL(SYS_faccessat, dirfd, path, F_OK) != 0 &&
 		      (errno == ENOENT || errno == ENOTDIR);
 	if (absent) {
 		st__acc_done(a);
@@ -527,7 +527,7 @@ static bool spawn_find(const char *file, char *out, size_t cap)
 	for (const char *cur = path_var(); cur;) {
 		if (!path_next(&cur, file, flen, out, cap))
 			continue;
-		if (syscall(SYS_faccessat, AT_FDCWD, out, X_OK) == 0)
+		if (ST_SYSCALL(SYS_faccessat, AT_FDCWD, out, X_OK) == 0)
 			return true;
 		st__record_path(AT_FDCWD, out, K_X, false, ENOENT);
 	}
@@ -799,11 +799,10 @@ EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
  * any interposition, so main itself is wrapped to learn the exit status.
  * ------------------------------------------------------------------------ */
 typedef int (*st_main_fn)(int, char **, char **);
-static st_main_fn real_main;
 
 static int main_trampoline(int argc, char **argv, char **envp)
 {
-	int r = real_main(argc, argv, envp);
+	int r = st__g.real_main(argc, argv, envp);
 	st__exit_hook(r & 0xff);
 	return r;
 }
@@ -811,7 +810,7 @@ static int main_trampoline(int argc, char **argv, char **envp)
 EXPORT int __libc_start_main(st_main_fn main, int argc, char **argv, void (*init)(void),
 			     void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
 {
-	real_main = main;
+	st__g.real_main = main; /* on st__g's page: no page of its own to fault in */
 	return REAL(__libc_start_main)(main_trampoline, argc, argv, init, fini, rtld_fini,
 				       stack_end);
 }

@@ -132,10 +132,36 @@ static bool st__header_ok(const struct sandtrace_arena_header *h, uint64_t mappe
 	       h->header_size == sizeof(*h) && h->size == mapped;
 }
 
+int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size)
+{
+	void *p;
+
+	a->base = NULL;
+	a->size = 0;
+	/*
+	 * Too small to hold a header: do not map it at all, reading past the
+	 * end of the object would be SIGBUS, not a clean -EPROTO.
+	 */
+	if (size < (uint64_t)sizeof(struct sandtrace_arena_header) || size > (uint64_t)SIZE_MAX ||
+	    size > (uint64_t)INT64_MAX)
+		return -EPROTO;
+	p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	/* The header's size must equal the object's: every bound below uses it. */
+	if (!st__header_ok(p, size)) {
+		munmap(p, (size_t)size);
+		return -EPROTO;
+	}
+	a->base = p;
+	a->size = size;
+	sandtrace_arena_count(a, SANDTRACE_CTR_ATTACHES, 1);
+	return 0;
+}
+
 int sandtrace_arena_attach(struct sandtrace_arena *a, const char *name)
 {
 	struct stat st;
-	void *p;
 	int fd, rc;
 
 	a->base = NULL;
@@ -145,34 +171,9 @@ int sandtrace_arena_attach(struct sandtrace_arena *a, const char *name)
 	fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0) {
-		rc = -errno;
-		close(fd);
-		return rc;
-	}
-	/*
-	 * Too small to hold a header: do not map it at all, reading past the
-	 * end of the object would be SIGBUS, not a clean -EPROTO.
-	 */
-	if (st.st_size < (off_t)sizeof(struct sandtrace_arena_header) ||
-	    (uint64_t)st.st_size > (uint64_t)SIZE_MAX) {
-		close(fd);
-		return -EPROTO;
-	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	rc = -errno;
+	rc = fstat(fd, &st) < 0 ? -errno : sandtrace_arena_map_fd(a, fd, (uint64_t)st.st_size);
 	close(fd);
-	if (p == MAP_FAILED)
-		return rc;
-	/* The header's size must equal the object's: every bound below uses it. */
-	if (!st__header_ok(p, (uint64_t)st.st_size)) {
-		munmap(p, (size_t)st.st_size);
-		return -EPROTO;
-	}
-	a->base = p;
-	a->size = (uint64_t)st.st_size;
-	sandtrace_arena_count(a, SANDTRACE_CTR_ATTACHES, 1);
-	return 0;
+	return rc;
 }
 
 void sandtrace_arena_detach(struct sandtrace_arena *a)

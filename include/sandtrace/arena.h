@@ -96,6 +96,14 @@ int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t ru
  */
 int sandtrace_arena_attach(struct sandtrace_arena *a, const char *name);
 
+/*
+ * sandtrace_arena_map_fd - attach, given an open descriptor of the arena
+ * object and its size in bytes (st_size); the caller opened it (the shim
+ * does so with raw system calls) and closes it.  Returns 0, -errno from
+ * mmap, or -EPROTO as sandtrace_arena_attach.  Async-signal-safe.
+ */
+int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size);
+
 /* sandtrace_arena_detach - unmap.  Safe on a detached arena. */
 void sandtrace_arena_detach(struct sandtrace_arena *a);
 

@@ -1,5 +1,7 @@
-/* shim/os/linux.c - the shim's hooks into Linux: the path of an open descriptor through /proc. */
+/* shim/os/linux.c - the shim's hooks into Linux: the path of an open descriptor through /proc, the arena's file under /dev/shm. */
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,7 +27,7 @@ ssize_t st__fd_path(int fd, char *buf, size_t cap)
 	for (int i = 0; i < k; i++)
 		p[14 + i] = num[k - 1 - i];
 	p[14 + k] = 0;
-	ssize_t n = syscall(SYS_readlinkat, AT_FDCWD, p, buf, cap - 1);
+	ssize_t n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, p, buf, cap - 1);
 	int err = errno;
 	errno = saved;
 	if (n < 0)
@@ -36,4 +38,33 @@ ssize_t st__fd_path(int fd, char *buf, size_t cap)
 		n -= 10;
 	buf[n] = 0;
 	return n;
+}
+
+/*
+ * The arena object's descriptor, as shm_open(3) would open it, but with two
+ * raw system calls: glibc's shm_open copies its directory name out of libc's
+ * data (one more page for every process to fault in) and its fstat would go
+ * through the interposed wrapper.  On Linux a POSIX shared-memory name "/N"
+ * is the file /dev/shm/N.  Returns the descriptor (O_CLOEXEC) and its size,
+ * or -errno.
+ */
+int st__arena_open(const char *name, uint64_t *size)
+{
+	static const char dir[] = "/dev/shm";
+	char p[sizeof(dir) + SANDTRACE_ARENA_NAME_MAX];
+	size_t n = strlen(name);
+	if (name[0] != '/' || n < 2 || n >= SANDTRACE_ARENA_NAME_MAX || memchr(name + 1, '/', n - 1))
+		return -EINVAL;
+	memcpy(p, dir, sizeof(dir) - 1);
+	memcpy(p + sizeof(dir) - 1, name, n + 1);
+	int saved = errno;
+	int fd = (int)ST_SYSCALL(SYS_openat, AT_FDCWD, p, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	int r = fd < 0 ? -errno : ST_SYSCALL(SYS_fstat, fd, &st) != 0 ? -errno : fd;
+	if (r < 0 && fd >= 0)
+		ST_SYSCALL(SYS_close, fd);
+	errno = saved;
+	if (r >= 0)
+		*size = (uint64_t)st.st_size;
+	return r;
 }
