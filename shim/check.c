@@ -45,7 +45,7 @@ ssize_t st__getcwd(char *buf, size_t cap)
 	/* not cached, or a writer raced the copy: ask the kernel */
 	ssize_t r = kernel_cwd(buf, cap);
 	errno = saved;
-	if (r < 0)
+	if (r < 0 || st__vchild) /* a vfork child's cwd is not its parent's to cache */
 		return r;
 	size_t n = (size_t)r;
 	unsigned exp = g & ~1u;
@@ -185,7 +185,10 @@ static void fs_gen_bump(struct st_acc *a, bool global)
 /* Build a->abs: the absolute spelling, cleaned but with ".." kept. */
 static bool make_abs(struct st_acc *a)
 {
-	char base[ST_PATH_BUF];
+	/* the directory's name goes to rbuf, unused until resolve(): a
+	 * PATH_MAX array on the stack would push every call below it onto
+	 * stack pages the program never touched (a page fault each) */
+	char *base = a->rbuf;
 	ssize_t blen = 0;
 	const char *p = a->path;
 	if (!p) {
@@ -202,9 +205,9 @@ static bool make_abs(struct st_acc *a)
 	}
 	if (p[0] != '/') {
 		if (a->dirfd == AT_FDCWD)
-			blen = st__getcwd(base, sizeof(base));
+			blen = st__getcwd(base, sizeof(a->rbuf));
 		else
-			blen = st__fd_path(a->dirfd, base, sizeof(base));
+			blen = st__fd_path(a->dirfd, base, sizeof(a->rbuf));
 		if (blen < 0) {
 			/* EBADF, ENOTDIR, a non-file: the kernel decides.  But a
 			 * directory deeper than PATH_MAX has no name the kernel

@@ -53,6 +53,8 @@ static void send_hello_locked(void);
  * lock held.  Returns false when the daemon cannot be reached. */
 static bool conn_locked(void)
 {
+	if (st__vchild) /* the connection, its fd and daemon_lost are the parent's */
+		return false;
 	if (fd_is_ours())
 		return true;
 	if (st__g.fd >= 0 && st__g.fd_pid != raw_getpid()) {
@@ -142,6 +144,35 @@ static void send_hello_locked(void)
 		munmap(argv, cap);
 }
 
+/* The record log of a vfork child: a chunk of its own in st__vf (the
+ * thread's buffers and chunk belong to the parent), its pid from the kernel. */
+static int log_record_vchild(unsigned type, uint32_t flags, const struct iovec *iov, int n)
+{
+	int32_t pid = st__pid();
+	uint64_t need = sizeof(struct sandtrace_log_entry) + 8;
+	for (int i = 0; i < n; i++)
+		need += iov[i].iov_len;
+	for (int tries = 0; tries < 2; tries++) {
+		if (!st__vf.chunk) {
+			uint64_t cap = need > SANDTRACE_LOG_CHUNK ? (need + 4095) & ~(uint64_t)4095
+								  : SANDTRACE_LOG_CHUNK_FIRST;
+			if (cap < need)
+				cap = SANDTRACE_LOG_CHUNK;
+			if (cap > UINT32_MAX)
+				return -1;
+			st__vf.chunk = sandtrace_log_chunk_new(&st__g.arena, (uint32_t)cap, pid);
+			if (!st__vf.chunk)
+				return -1;
+		}
+		if (sandtrace_log_append(&st__g.arena, st__vf.chunk, pid, st__g.uid, type, flags, iov,
+					 n) == 0)
+			return 0;
+		sandtrace_log_seal(&st__g.arena, st__vf.chunk);
+		st__vf.chunk = 0;
+	}
+	return -1;
+}
+
 int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n)
 {
 	if (!st__g.arena.base || !st__g.log_ok)
@@ -155,6 +186,8 @@ int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n
 		t->chunk = 0; /* the parent's chunk, inherited through fork: not ours */
 		t->chunks = 0;
 	}
+	if (st__vchild) /* a vfork child: t is its parent's thread's */
+		return log_record_vchild(type, flags, iov, n);
 	uint64_t need = sizeof(struct sandtrace_log_entry) + 8;
 	for (int i = 0; i < n; i++)
 		need += iov[i].iov_len;
@@ -188,6 +221,12 @@ int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n
 
 void st__log_seal(struct st_tls *t)
 {
+	if (st__vchild) { /* the chunk to seal is the vfork child's own */
+		if (st__vf.chunk && st__g.arena.base)
+			sandtrace_log_seal(&st__g.arena, st__vf.chunk);
+		st__vf.chunk = 0;
+		return;
+	}
 	if (t && t->chunk && st__g.arena.base &&
 	    t->chunk_gen == atomic_load_explicit(&st__g.fork_gen, memory_order_acquire))
 		sandtrace_log_seal(&st__g.arena, t->chunk);
@@ -201,11 +240,19 @@ bool st__log_hello(void)
 	enum { MAX_PARTS = 256 };
 	if (!st__g.arena.base || !st__g.log_ok || !st__g.argv || st__g.argc + 2 > MAX_PARTS)
 		return false;
-	struct sandtrace_hello h = {.pid = st__g.pid, .ppid = (int32_t)ST_SYSCALL(SYS_getppid)};
-	char exe[PATH_MAX];
-	ssize_t n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, sizeof(exe));
+	struct st_tls *t = st__tls();
+	if (!t)
+		return false;
+	/* the iovecs, then the exe's name, in the access slot of this nesting
+	 * level (free: HELLO is written before any access of the call), whose
+	 * first page the record log's fields share: not 8 KiB of stack */
+	_Static_assert(MAX_PARTS * sizeof(struct iovec) + PATH_MAX <= ST_PATH_BUF, "buffer");
+	char *buf = t->acc[st__level > 0 ? 2 * (st__level - 1) : 0].absbuf;
+	struct iovec *iov = (struct iovec *)(void *)buf;
+	char *exe = buf + (size_t)(st__g.argc + 2) * sizeof(struct iovec);
+	struct sandtrace_hello h = {.pid = st__pid(), .ppid = (int32_t)ST_SYSCALL(SYS_getppid)};
+	ssize_t n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, PATH_MAX);
 	h.exe_len = n > 0 ? (uint32_t)n : 0;
-	struct iovec iov[MAX_PARTS];
 	int k = 0;
 	iov[k++] = (struct iovec){&h, sizeof(h)};
 	iov[k++] = (struct iovec){exe, h.exe_len};
@@ -220,7 +267,8 @@ bool st__log_hello(void)
 	h.argv_len = (uint32_t)alen;
 	if (st__log_record(SANDTRACE_MSG_HELLO, 0, iov, k) != 0)
 		return false;
-	st__g.hello_logged = true;
+	if (!st__vchild)
+		st__g.hello_logged = true;
 	return true;
 }
 

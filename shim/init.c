@@ -216,6 +216,10 @@ void st__init(void)
 				for (uint32_t i = 0; all_allow && i < t->nrules; i++)
 					all_allow = t->rules[i].action == SANDTRACE_ALLOW;
 				st__g.trivial_policy = all_allow;
+				bool asks = t->default_action == SANDTRACE_ASK;
+				for (uint32_t i = 0; !asks && i < t->nrules; i++)
+					asks = t->rules[i].action == SANDTRACE_ASK;
+				st__g.policy_asks = asks;
 			} else {
 				st__g.arena_err = -EPROTO;
 				sandtrace_arena_detach(&st__g.arena);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/xattr.h>
@@ -107,6 +108,7 @@ struct st_state {
 	struct sandtrace_arena arena; /* base == NULL: no cache */
 	const struct sandtrace_policy_table *policy; /* in the arena, or NULL */
 	bool trivial_policy;          /* no rules and default allow: trace only */
+	bool policy_asks;             /* some rule (or the default) is ask: a daemon answer */
 	int arena_err;                /* why the arena could not be mapped (-errno) */
 	/* the connection to the daemon (guarded by lock) */
 	pthread_mutex_t lock;
@@ -144,6 +146,44 @@ struct st_state {
 	size_t env_small_used;
 };
 extern struct st_state st__g;
+
+/*
+ * vfork (wrap_exec.c; the entry point is assembly in shim/os/, where the
+ * platform has it).  A real vfork child runs in its parent's memory until it
+ * execs or exits: it shares the parent's globals and the calling thread's
+ * TLS.  st__vfork_begin (parent, before the system call) says whether a
+ * real vfork may be used: only when everything the child's exec wrapper does
+ * goes to the arena (records to the log, verdicts from the policy table), so
+ * the child never touches the parent's connection, lock or caches; otherwise
+ * vfork becomes fork.  While st__vchild is set, the shim's code in the child
+ * writes only st__vf (its own log chunk, the exec environment it mapped) and
+ * reads its pid from the kernel; st__vfork_end (parent, when the child has
+ * exec'd or exited) restores the thread's nesting counters, unmaps what the
+ * child left and seals its chunk.
+ */
+struct st_vfork {
+	int depth, level;  /* st__depth/st__level of the parent at vfork */
+	bool hello;        /* the child's HELLO is logged */
+	uint64_t chunk;    /* the child's log chunk, or 0 */
+	void *map;         /* the child's exec environment (a mapping in our memory) */
+	size_t maplen;
+};
+#if defined(__x86_64__) && defined(__linux__)
+#define ST_HAVE_VFORK_ASM 1 /* vfork's entry point: shim/os/linux.c */
+#else
+#define ST_HAVE_VFORK_ASM 0
+#endif
+extern __thread bool st__vchild;
+extern __thread struct st_vfork st__vf;
+int st__vfork_begin(void);
+long st__vfork_end(long r);
+pid_t st__fork(void);
+
+/* The calling process's pid: st__g.pid, or the kernel's in a vfork child. */
+static inline int32_t st__pid(void)
+{
+	return st__vchild ? (int32_t)ST_SYSCALL(SYS_getpid) : st__g.pid;
+}
 
 /* Nesting depth of this thread inside the shim's own code: nonzero means a
  * call made by the shim itself (or by a signal handler that interrupted it)
@@ -206,7 +246,7 @@ struct st_acc {
 	int fd;               /* identity mode: the descriptor a read-only open returned, or -1 */
 	bool refuse;          /* identity mode, fenced: the version failed --verify; the wrapper
 				 closes what it opened and fails with EACCES */
-	char absbuf[ST_PATH_BUF];
+	_Alignas(16) char absbuf[ST_PATH_BUF]; /* aligned: st__log_hello keeps iovecs in it */
 	char rbuf[ST_PATH_BUF];
 };
 

@@ -9,6 +9,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "sandtrace/log.h"
 #include "wrap.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -309,6 +310,11 @@ static unsigned note_exec(struct st_acc *a)
 static int exec_checked(int dirfd, const char *path, char *const argv[], char *const envp[],
 			int flags, bool fexec)
 {
+	if (st__vchild && !st__vf.hello) {
+		/* as a forked child's: the process, before its exec */
+		st__vf.hello = true;
+		st__log_hello();
+	}
 	struct st_acc *a = &st__tls_acc[0];
 	st__acc_init(a, dirfd, path, K_X, (flags & AT_SYMLINK_NOFOLLOW) != 0);
 	a->empty_path = (flags & AT_EMPTY_PATH) != 0;
@@ -334,6 +340,10 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	}
 	struct st_env env;
 	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS);
+	if (st__vchild) { /* if the exec succeeds, the parent unmaps it */
+		st__vf.map = env.map;
+		st__vf.maplen = env.maplen;
+	}
 	int r;
 	if (fexec)
 		r = ST_FORWARD(REAL(fexecve)(dirfd, argv, env.envp));
@@ -343,6 +353,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 		r = ST_FORWARD(REAL(execveat)(dirfd, path, argv, env.envp, flags));
 	int after = errno;
 	env_free(&env);
+	st__vf.map = NULL;
 	if (after == ENOENT)
 		st__record_path(dirfd, path, K_X, false, ENOENT);
 	errno = after;
@@ -626,14 +637,17 @@ EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa, 
 /* ---------------------------------------------------------------------------
  * fork: the connection lock is held across the fork so that the child never
  * inherits it taken; the child starts with a fresh lock and no connection
- * (it connects, with its own pid, on its first message).  vfork is turned
- * into fork: a vfork child shares the parent's memory, and the shim's state
- * (connection, buffers) must not be touched by it.
+ * (it connects, with its own pid, on its first message).  vfork is a real
+ * vfork when the child's exec can be handled in the arena alone (see struct
+ * st_vfork in shim.h); otherwise it is turned into fork.  A fork copies the
+ * parent's page tables and makes every page it writes afterwards a
+ * copy-on-write fault: for a compiler driver that spawns three programs per
+ * source file, that was most of the shim's cost in a build.
  * ------------------------------------------------------------------------ */
-EXPORT pid_t fork(void)
+pid_t st__fork(void)
 {
 	st__init();
-	if (!st__g.active || st__depth)
+	if (!st__g.active || st__depth || st__vchild)
 		return REAL(fork)();
 	/* inside the shim while the lock is held: a signal handler that runs
 	 * now passes through instead of waiting for the lock */
@@ -651,10 +665,69 @@ EXPORT pid_t fork(void)
 	st__depth--;
 	return p;
 }
+EXPORT pid_t fork(void)
+{
+	return st__fork();
+}
+
+__thread bool st__vchild;
+__thread struct st_vfork st__vf;
+
+/* Can a vfork child's exec wrapper do all it needs in the arena alone? */
+static bool vfork_safe(void)
+{
+	const unsigned need_daemon = SANDTRACE_F_NO_CACHE | SANDTRACE_F_RECORD_ALL |
+				     SANDTRACE_F_IDENTITY | SANDTRACE_F_VERIFY;
+	if (!st__g.arena.base || !st__g.log_ok || !st__g.policy || st__g.policy_asks ||
+	    (st__g.flags & need_daemon))
+		return false;
+	/* room for the child's records: a full arena would send them to the
+	 * socket, which a vfork child must not use */
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
+	uint64_t bump = atomic_load_explicit(&h->bump, memory_order_relaxed);
+	return bump < st__g.arena.size && st__g.arena.size - bump > (4u << 20);
+}
+
+int st__vfork_begin(void)
+{
+	st__init();
+	if (!st__g.active)
+		return 1; /* nothing of ours runs in the child */
+	if (st__depth || st__vchild || !vfork_safe())
+		return 0; /* fork */
+	st__vf = (struct st_vfork){.depth = st__depth, .level = st__level};
+	st__vchild = true;
+	return 1;
+}
+
+long st__vfork_end(long r)
+{
+	if (st__vchild) {
+		st__vchild = false;
+		/* the child's exec succeeded inside a wrapper that never returned */
+		st__depth = st__vf.depth;
+		st__level = st__vf.level;
+		if (st__vf.map)
+			munmap(st__vf.map, st__vf.maplen);
+		if (st__vf.chunk) /* the child is gone from our memory: its chunk is done */
+			sandtrace_log_seal(&st__g.arena, st__vf.chunk);
+		st__vf = (struct st_vfork){0};
+	}
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+#if !ST_HAVE_VFORK_ASM
+/* No assembly entry point for this platform: vfork is fork (the child gets
+ * its own copy of the shim's state). */
 EXPORT pid_t vfork(void)
 {
-	return fork();
+	return st__fork();
 }
+#endif
 
 /* system() and popen() spawn /bin/sh inside libc with the process's own
  * environ: if the program removed our variables from it, they are put back
@@ -722,7 +795,9 @@ void st__exit_hook(int status)
 		return;
 	st__depth++;
 	int expect = 0;
-	if (atomic_compare_exchange_strong(&st__g.exit_sent, &expect, 1))
+	if (st__vchild) /* exit_sent is the parent's */
+		st__send_exit(status, false, 0);
+	else if (atomic_compare_exchange_strong(&st__g.exit_sent, &expect, 1))
 		st__send_exit(status, false, 0);
 	st__depth--;
 }

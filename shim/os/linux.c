@@ -7,6 +7,9 @@
 
 #include "../shim.h"
 
+#define ST__STR2(x) #x
+#define ST__STR(x) ST__STR2(x)
+
 /*
  * One of the short list of platform hooks declared in shim.h (st__fd_path).
  * Linux names a descriptor's file through /proc/self/fd/N; a Darwin port
@@ -68,3 +71,43 @@ int st__arena_open(const char *name, uint64_t *size)
 		*size = (uint64_t)st.st_size;
 	return r;
 }
+
+#if ST_HAVE_VFORK_ASM
+/*
+ * vfork(2) for x86-64.  It cannot be a C function: the child returns from
+ * it first, on the parent's stack, and the parent returns from the same frame
+ * afterwards.  As glibc's own vfork does, the return address is kept in a
+ * register across the system call (the child's calls overwrite the stack
+ * below the caller's frame) and pushed back by each side.  st__vfork_begin
+ * (before) chooses between a real vfork and the fork wrapper; the parent
+ * calls st__vfork_end with the system call's result (the pid, or -errno),
+ * which restores the shim's per-thread state and sets errno.  Both calls
+ * are made with the stack 16-byte aligned.
+ */
+__asm__(".text\n"
+	".globl vfork\n"
+	".type vfork, @function\n"
+	".p2align 4\n"
+	"vfork:\n"
+#ifdef __CET__
+	"	endbr64\n"
+#endif
+	"	sub $8, %rsp\n"
+	"	call st__vfork_begin\n"
+	"	add $8, %rsp\n"
+	"	test %eax, %eax\n"
+	"	jz 1f\n"
+	"	pop %rdi\n"
+	"	mov $" ST__STR(SYS_vfork) ", %eax\n"
+	"	syscall\n"
+	"	push %rdi\n"
+	"	test %rax, %rax\n"
+	"	jz 2f\n"
+	"	mov %rax, %rdi\n"
+	"	sub $8, %rsp\n"
+	"	call st__vfork_end\n"
+	"	add $8, %rsp\n"
+	"2:	ret\n"
+	"1:	jmp st__fork\n"
+	".size vfork, .-vfork\n");
+#endif

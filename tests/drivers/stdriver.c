@@ -12,7 +12,10 @@
 
 /* usage: stdriver CALL PATH [PATH2]
  *   open-r open-w open-creat open-rdonly-creat stat lstat access readlink unlink mkdir
- *   rename link symlink chmod truncate exec syscall-openat fork-open sighandler-open */
+ *   rename link symlink chmod truncate exec syscall-openat fork-open sighandler-open
+ *   vfork-exec PROG DIR: three vfork children exec PROG (the second after chdir DIR), then
+ *     one execs a missing program and _exits 3; "ok" when every status is as expected, and
+ *     the parent then stats the relative name "after-vfork" (must resolve in its own cwd) */
 static void report(int r)
 {
 	if (r >= 0) {
@@ -26,6 +29,7 @@ static void report(int r)
 	case ENAMETOOLONG: puts("ENAMETOOLONG"); break;
 	case EEXIST: puts("EEXIST"); break;
 	case EINTR: puts("EINTR"); break;
+	case ECHILD: puts("ECHILD"); break;
 	default: printf("errno=%d\n", errno);
 	}
 }
@@ -92,6 +96,24 @@ int main(int argc, char **argv)
 		int ws;
 		waitpid(pid, &ws, 0);
 		r = WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : (errno = ENOENT, -1);
+	} else if (!strcmp(c, "vfork-exec")) {
+		r = 0;
+		for (int i = 0; i < 4; i++) {
+			int ws;
+			pid_t pid = vfork();
+			if (pid == 0) {
+				if (i == 1 && q)
+					chdir(q);
+				execl(i == 3 ? "/nonexistent-sandtrace/prog" : p, "prog", (char *)NULL);
+				_exit(i == 3 ? 3 : 127);
+			}
+			if (pid < 0 || waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws) ||
+			    WEXITSTATUS(ws) != (i == 3 ? 3 : 0))
+				r = -1;
+		}
+		stat("after-vfork", &st);
+		if (r < 0)
+			errno = ECHILD;
 	} else if (!strcmp(c, "sighandler-open")) {
 		/* a handler that opens a file, interrupting a loop of stats */
 		handler_path = p;

@@ -14,6 +14,8 @@ check() { # check DESCRIPTION COMMAND...
 }
 # has KIND PATH REPORT: the report lists an access of KIND to PATH (exact)
 has() { "$ST" report --list "$3" | grep -qxF "$1	$2"; }
+# not_has PATH REPORT: no access of any kind to PATH
+not_has() { ! "$ST" report --list "$2" | cut -f2- | grep -qxF "$1"; }
 # hasany PATH REPORT: any kind
 hasany() { "$ST" report --list "$2" | cut -f2- | grep -qxF "$1"; }
 summary_field() { # summary_field REPORT FIELD -> value

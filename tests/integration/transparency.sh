@@ -32,6 +32,32 @@ check "open in a signal handler" test "$out" = ok
 R2=$W/fork.jsonl
 "$ST" run --report "$R2" -- "$DRV" fork-open "$W/e1" >/dev/null
 check "forked child's read recorded" has R "$W/e1" "$R2"
+# vfork: a real vfork child runs the exec wrapper in its parent's memory; the
+# parent's state (nesting counters, cwd cache, process record) must come back intact
+R4=$W/vfork.jsonl
+out=$(cd "$W" && "$ST" run --report "$R4" -- "$DRV" vfork-exec /bin/true /tmp)
+check "vfork children exec and exit as without the shim" test "$out" = ok
+check "vfork children's execs recorded" has X /usr/bin/true "$R4"
+check "a vfork child's failed exec recorded as a lookup" has N /nonexistent-sandtrace/prog "$R4"
+check "the parent is traced after its vfork children (relative path in its own cwd)" \
+	has N "$W/after-vfork" "$R4"
+check "no relative path resolved in the child's cwd" not_has "/tmp/after-vfork" "$R4"
+nproc_=$(python3 -c 'import json,sys
+print(len({r["pid"] for r in map(json.loads, open(sys.argv[1])) if r.get("type")=="process"}))' "$R4")
+check "a process record per vfork child and the parent (5 pids, got $nproc_)" test "$nproc_" = 5
+check "vfork run complete" test "$(summary_field "$R4" complete)" = true
+# fenced: a refused exec fails in the vfork child, the parent goes on
+P4=$W/vfork.policy
+{ echo "deny exec /usr/bin/true"; system_rules; echo "allow any $W"; } > "$P4"
+out=$(cd "$W" && "$ST" run --fence --policy "$P4" --report "$R4.f" -- "$DRV" vfork-exec /bin/true /tmp)
+check "fenced: the vfork children's exec refused (ECHILD from the driver)" test "$out" = ECHILD
+check "fenced: the refusal is a violation" test "$(summary_field "$R4.f" violations)" -ge 1
+check "fenced: the parent is still traced after the vfork children" has N "$W/after-vfork" "$R4.f"
+# without the arena (every record a message) vfork stays fork: same records
+out=$(cd "$W" && "$ST" run --no-cache --report "$R4.n" -- "$DRV" vfork-exec /bin/true /tmp)
+check "--no-cache: vfork children as fork children" test "$out" = ok
+check "--no-cache: execs and the parent's lookup recorded" \
+	sh -c "\"$ST\" report --list \"$R4.n\" | grep -qxF 'X	/usr/bin/true' && \"$ST\" report --list \"$R4.n\" | grep -qxF 'N	$W/after-vfork'"
 # another preload and its daemon (fakeroot, as dpkg-buildpackage -rfakeroot uses it)
 if command -v fakeroot >/dev/null; then
 	R3=$W/fr.jsonl
