@@ -1135,7 +1135,7 @@ static void finish_report(struct daemon *d)
 		sandtrace_ctrie_stats(&d->arena, &cs);
 		json_t *o = json_pack(
 		    "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "arena",
-		    "size", (json_int_t)h->size, "bytes_used", (json_int_t)atomic_load(&h->bump),
+		    "size", (json_int_t)h->size, "bytes_used", (json_int_t)sandtrace_arena_used(&d->arena),
 		    "inserts", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_INSERTS]),
 		    "cas_retries", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_CAS_RETRIES]),
 		    "full", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_FULL]), "attaches",

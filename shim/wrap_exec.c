@@ -683,9 +683,8 @@ static bool vfork_safe(void)
 		return false;
 	/* room for the child's records: a full arena would send them to the
 	 * socket, which a vfork child must not use */
-	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
-	uint64_t bump = atomic_load_explicit(&h->bump, memory_order_relaxed);
-	return bump < st__g.arena.size && st__g.arena.size - bump > (4u << 20);
+	uint64_t used = sandtrace_arena_used(&st__g.arena);
+	return used < st__g.arena.size && st__g.arena.size - used > (4u << 20);
 }
 
 int st__vfork_begin(void)

@@ -64,6 +64,13 @@ static int st__random(uint8_t *buf, size_t n)
 	return 0;
 }
 
+/* Where an area starts in an arena of size bytes (page-aligned). */
+static uint64_t st__area_base(uint64_t size, enum sandtrace_arena_area area)
+{
+	uint64_t b = area == SANDTRACE_AREA_KEYS ? size / 2 : area == SANDTRACE_AREA_LOG ? size / 4 * 3 : 0;
+	return b & ~(uint64_t)4095;
+}
+
 int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t run_flags,
 			   char name[SANDTRACE_ARENA_NAME_MAX])
 {
@@ -105,6 +112,12 @@ int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t ru
 	atomic_store_explicit(&h->generation, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->root, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->policy, 0, memory_order_relaxed);
+	if (size >= SANDTRACE_ARENA_AREAS_MIN) {
+		atomic_store_explicit(&h->bump_keys, st__area_base(size, SANDTRACE_AREA_KEYS),
+				      memory_order_relaxed);
+		atomic_store_explicit(&h->bump_log, st__area_base(size, SANDTRACE_AREA_LOG),
+				      memory_order_relaxed);
+	}
 	h->run_flags = run_flags;
 	/*
 	 * Magic last, after a release fence: nobody can know the name before
@@ -202,10 +215,37 @@ int sandtrace_arena_unlink(const char *name)
  * Every bound is taken from a->size (what this process mapped), never from
  * the header alone: a corrupted header must not make us write outside the map.
  */
-uint64_t sandtrace_arena_alloc(struct sandtrace_arena *a, uint64_t size)
+/* One area's bump pointer and bounds: [lo, hi). */
+static uint64_t st__alloc_from(struct sandtrace_arena *a, _Atomic uint64_t *bump, uint64_t lo,
+			       uint64_t hi, uint64_t need)
+{
+	/* relaxed: bump orders nothing; the bytes are published by a later release. */
+	uint64_t old = atomic_load_explicit(bump, memory_order_relaxed);
+	for (;;) {
+		/* bounds check BEFORE handing out the memory; also rejects a corrupted bump */
+		if (old < lo || (old & (SANDTRACE_ARENA_ALIGN - 1)) != 0 || old > hi ||
+		    need > hi - old)
+			return 0;
+		/* relaxed on both paths: see above.  Linearization point on success. */
+		if (atomic_compare_exchange_weak_explicit(bump, &old, old + need,
+							  memory_order_relaxed,
+							  memory_order_relaxed))
+			return old;
+	}
+}
+
+/* Are the areas in use?  Only when the header says so and the map is that large. */
+static bool st__areas(const struct sandtrace_arena *a)
+{
+	return a->size >= SANDTRACE_ARENA_AREAS_MIN &&
+	       atomic_load_explicit(&sandtrace_arena_hdr(a)->bump_keys, memory_order_relaxed) != 0;
+}
+
+uint64_t sandtrace_arena_alloc_in(struct sandtrace_arena *a, enum sandtrace_arena_area area,
+				  uint64_t size)
 {
 	struct sandtrace_arena_header *h;
-	uint64_t old, need;
+	uint64_t need, off = 0;
 
 	if (a->base == NULL)
 		return 0;
@@ -215,22 +255,41 @@ uint64_t sandtrace_arena_alloc(struct sandtrace_arena *a, uint64_t size)
 	if (size > a->size)
 		goto full;
 	need = st__align_up(size);
-	/* relaxed: bump orders nothing; the bytes are published by a later release. */
-	old = atomic_load_explicit(&h->bump, memory_order_relaxed);
-	for (;;) {
-		/* bounds check BEFORE handing out the memory; also rejects a corrupted bump */
-		if (old < sizeof(*h) || (old & (SANDTRACE_ARENA_ALIGN - 1)) != 0 || old > a->size ||
-		    need > a->size - old)
-			goto full;
-		/* relaxed on both paths: see above.  Linearization point on success. */
-		if (atomic_compare_exchange_weak_explicit(&h->bump, &old, old + need,
-							  memory_order_relaxed,
-							  memory_order_relaxed))
-			return old;
-	}
+	bool areas = st__areas(a);
+	if (areas && area == SANDTRACE_AREA_KEYS)
+		off = st__alloc_from(a, &h->bump_keys, st__area_base(a->size, SANDTRACE_AREA_KEYS),
+				     st__area_base(a->size, SANDTRACE_AREA_LOG), need);
+	else if (areas && area == SANDTRACE_AREA_LOG)
+		off = st__alloc_from(a, &h->bump_log, st__area_base(a->size, SANDTRACE_AREA_LOG),
+				     a->size, need);
+	if (off == 0)
+		off = st__alloc_from(a, &h->bump, sizeof(*h),
+				     areas ? st__area_base(a->size, SANDTRACE_AREA_KEYS) : a->size,
+				     need);
+	if (off != 0)
+		return off;
 full:
 	sandtrace_arena_count(a, SANDTRACE_CTR_FULL, 1);
 	return 0;
+}
+
+uint64_t sandtrace_arena_alloc(struct sandtrace_arena *a, uint64_t size)
+{
+	return sandtrace_arena_alloc_in(a, SANDTRACE_AREA_MAIN, size);
+}
+
+uint64_t sandtrace_arena_used(const struct sandtrace_arena *a)
+{
+	const struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
+	uint64_t used = atomic_load_explicit(&h->bump, memory_order_relaxed);
+	if (st__areas(a)) {
+		uint64_t k = atomic_load_explicit(&h->bump_keys, memory_order_relaxed);
+		uint64_t l = atomic_load_explicit(&h->bump_log, memory_order_relaxed);
+		uint64_t kb = st__area_base(a->size, SANDTRACE_AREA_KEYS);
+		uint64_t lb = st__area_base(a->size, SANDTRACE_AREA_LOG);
+		used += (k > kb ? k - kb : 0) + (l > lb ? l - lb : 0);
+	}
+	return used;
 }
 
 /* An offset stored in the header: 0 (none) or inside the allocated part. */

@@ -340,9 +340,10 @@ int sandtrace_ctrie_lookup(const struct sandtrace_arena *a, unsigned cls, const 
  * Allocate a node: the arena's allocation, refused if it ends above 4 GiB
  * (links are 32 bits).  Returns the offset or 0.
  */
-static uint32_t st__node_alloc(struct sandtrace_arena *a, size_t bytes)
+static uint32_t st__node_alloc_in(struct sandtrace_arena *a, enum sandtrace_arena_area area,
+				  size_t bytes)
 {
-	uint64_t off = sandtrace_arena_alloc(a, bytes);
+	uint64_t off = sandtrace_arena_alloc_in(a, area, bytes);
 
 	if (off == 0)
 		return 0;
@@ -354,11 +355,18 @@ static uint32_t st__node_alloc(struct sandtrace_arena *a, size_t bytes)
 	return (uint32_t)off;
 }
 
+static uint32_t st__node_alloc(struct sandtrace_arena *a, size_t bytes)
+{
+	return st__node_alloc_in(a, SANDTRACE_AREA_MAIN, bytes);
+}
+
 /* A new private SNode; its link, or 0 when the arena is full. */
 static uint32_t st__snode_new(struct sandtrace_arena *a, uint64_t hash, uint32_t lencls,
 			      const void *key, size_t len, uint32_t value)
 {
-	uint32_t off = st__node_alloc(a, sizeof(struct st__snode) + len);
+	/* the keys area: what a cache hit reads, apart from the CNodes that
+	 * inserts copy and drop (arena.h) */
+	uint32_t off = st__node_alloc_in(a, SANDTRACE_AREA_KEYS, sizeof(struct st__snode) + len);
 	struct st__snode *s;
 
 	if (off == 0)

@@ -32,7 +32,8 @@ uint64_t sandtrace_log_chunk_new(struct sandtrace_arena *a, uint32_t cap, int32_
 	/* relaxed: a cheap early check, the fetch-and-add below decides */
 	if (atomic_load_explicit(&h->log_nchunks, memory_order_relaxed) >= tcap)
 		return 0;
-	uint64_t off = sandtrace_arena_alloc(a, sizeof(struct sandtrace_log_chunk) + cap);
+	uint64_t off = sandtrace_arena_alloc_in(a, SANDTRACE_AREA_LOG,
+						sizeof(struct sandtrace_log_chunk) + cap);
 	if (off == 0)
 		return 0;
 	struct sandtrace_log_chunk *c = sandtrace_arena_ptr(a, off, sizeof(*c) + cap);

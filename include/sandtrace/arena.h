@@ -21,7 +21,7 @@
  */
 
 #define SANDTRACE_ARENA_MAGIC UINT64_C(0x616e657261545453) /* "STTarena" little-endian */
-#define SANDTRACE_ARENA_VERSION 2u
+#define SANDTRACE_ARENA_VERSION 3u
 #define SANDTRACE_ARENA_NAME_MAX 64
 /* Default size: 256 MiB of address space, touched only as used. */
 #define SANDTRACE_ARENA_DEFAULT_SIZE (UINT64_C(256) << 20)
@@ -64,7 +64,14 @@ struct sandtrace_arena_header {
 						       cached entries of older generations miss */
 	_Atomic uint64_t fs_gen_slots;        /* 168: offset of uint32_t[SANDTRACE_FS_GEN_SLOTS]:
 						       per-directory generations (0 = none yet) */
-	uint64_t reserved2[2];                /* 176..191 */
+	/* areas (arenas of SANDTRACE_ARENA_AREAS_MIN bytes or more; 0 = none):
+	 * Ctrie keys (SNodes) in [size/2, 3*size/4), log chunks in
+	 * [3*size/4, size), everything else below size/2.  Keeping the keys
+	 * apart from the copied-and-dropped CNodes and from the log makes the
+	 * pages a cache hit reads few and dense: each page a process first
+	 * touches costs it a fault. */
+	_Atomic uint64_t bump_keys;           /* 176: next free offset in the keys area */
+	_Atomic uint64_t bump_log;            /* 184: next free offset in the log area */
 };
 _Static_assert(offsetof(struct sandtrace_arena_header, bump) == 24, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, root) == 40, "layout");
@@ -119,6 +126,25 @@ int sandtrace_arena_unlink(const char *name);
  * published later by a release CAS/store of an offset pointing at them).
  */
 uint64_t sandtrace_arena_alloc(struct sandtrace_arena *a, uint64_t size);
+
+/* Arenas at least this large (bytes) are split into areas (see the header). */
+#define SANDTRACE_ARENA_AREAS_MIN (UINT64_C(16) << 20)
+enum sandtrace_arena_area {
+	SANDTRACE_AREA_MAIN = 0, /* header-adjacent: tables, INodes, CNodes, LNodes */
+	SANDTRACE_AREA_KEYS = 1, /* Ctrie SNodes */
+	SANDTRACE_AREA_LOG = 2   /* record-log chunks */
+};
+
+/*
+ * sandtrace_arena_alloc_in - as sandtrace_arena_alloc, from the given area;
+ * a full (or absent) area falls back to the main one.  Same thread-safety,
+ * zeroing and linearization point (the CAS on that area's bump).
+ */
+uint64_t sandtrace_arena_alloc_in(struct sandtrace_arena *a, enum sandtrace_arena_area area,
+				  uint64_t size);
+
+/* sandtrace_arena_used - bytes allocated in all areas (with the header). */
+uint64_t sandtrace_arena_used(const struct sandtrace_arena *a);
 
 /*
  * sandtrace_arena_valid - check a mapped arena's header (magic, version,

@@ -289,6 +289,38 @@ START_TEST(alloc_concurrent_disjoint)
 }
 END_TEST
 
+/* Large arenas keep keys and log chunks in areas of their own; a full area
+ * falls back to the main one, and used() counts every area. */
+START_TEST(alloc_areas)
+{
+	uint64_t size = SANDTRACE_ARENA_AREAS_MIN;
+	make_arena(size);
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&g_a);
+	uint64_t m = sandtrace_arena_alloc(&g_a, 100);
+	uint64_t k = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 100);
+	uint64_t l = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_LOG, 100);
+	ck_assert_uint_ge(m, sizeof(*h));
+	ck_assert_uint_lt(m + 100, size / 2);
+	ck_assert_uint_eq(k, size / 2);
+	ck_assert_uint_eq(l, size / 4 * 3);
+	ck_assert_uint_eq(sandtrace_arena_used(&g_a), atomic_load(&h->bump) + 2 * 112);
+	/* fill the keys area: the next key comes from the main area */
+	uint64_t left = size / 4 * 3 - atomic_load(&h->bump_keys);
+	ck_assert_uint_ne(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, left), 0);
+	uint64_t k2 = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 100);
+	ck_assert_uint_ne(k2, 0);
+	ck_assert_uint_lt(k2, size / 2);
+	/* the main area ends where the keys begin */
+	uint64_t mleft = size / 2 - atomic_load(&h->bump);
+	ck_assert_uint_ne(sandtrace_arena_alloc(&g_a, mleft), 0);
+	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, 16), 0);
+	ck_assert_uint_eq(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 16), 0);
+	/* the log area still has room */
+	ck_assert_uint_ne(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_LOG, 16), 0);
+	ck_assert(sandtrace_arena_valid(&g_a));
+}
+END_TEST
+
 START_TEST(detach_and_unlink)
 {
 	make_arena(MIB);
@@ -321,6 +353,7 @@ Suite *suite_arena(void)
 	tcase_add_test(tc, alloc_huge_on_fresh_arena);
 	tcase_add_test(tc, alloc_corrupted_bump);
 	tcase_add_test(tc, alloc_concurrent_disjoint);
+	tcase_add_test(tc, alloc_areas);
 	tcase_add_test(tc, detach_and_unlink);
 	suite_add_tcase(s, tc);
 	return s;
