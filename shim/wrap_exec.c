@@ -131,7 +131,12 @@ static bool env_nested(char *const envp[], size_t n, struct st_env *out)
 	return true;
 }
 
-static bool env_fix(char *const envp[], struct st_env *out, bool with_preload)
+/* buf/cap: a caller's buffer (the free access slot's path buffer, whose first
+ * page is already touched) used when the new environment fits; else a map.
+ * In a vfork child the buffer is in the parent's memory, which is fine: the
+ * slot is free in the parent too (it was not inside the shim at vfork). */
+static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, char *buf,
+		    size_t cap)
 {
 	size_t n = 0, bytes = 0;
 	const char *preload = NULL, *audit = NULL;
@@ -151,12 +156,21 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload)
 		}
 	if (their_socket && *their_socket && strcmp(their_socket, st__g.socket_path) != 0)
 		return env_nested(envp, n, out);
-	bytes = (n + 8) * sizeof(char *) + 4 * PATH_MAX + 256 + (preload ? strlen(preload) : 0) +
-		(audit ? strlen(audit) : 0) + strlen(st__g.socket_path) + strlen(st__g.arena_name);
-	size_t len = (bytes + 4095) & ~(size_t)4095;
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return false;
+	/* exactly what is written below (each list entry adds at most its
+	 * length and a ':'), plus slack */
+	size_t lib = strlen(st__g.lib_path), aud = strlen(st__g.audit_path);
+	bytes = (n + 8) * sizeof(char *) + (11 + lib + (preload ? strlen(preload) + 1 : 0) + 1) +
+		(9 + aud + (audit ? strlen(audit) + 1 : 0) + 1) + (16 + aud + 1) +
+		(17 + strlen(st__g.socket_path) + 1) + (16 + strlen(st__g.arena_name) + 1) +
+		(14 + lib + 1) + (16 + 10 + 1) + 64;
+	size_t len = 0;
+	void *m = buf;
+	if (!buf || bytes > cap || ((uintptr_t)buf & (sizeof(char *) - 1))) {
+		len = (bytes + 4095) & ~(size_t)4095;
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return false;
+	}
 	char **v = m;
 	char *w = (char *)m + (n + 8) * sizeof(char *);
 	size_t k = 0;
@@ -176,7 +190,7 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload)
 			v[k++] = envp[i];
 	v[k] = NULL;
 	out->envp = v;
-	out->map = m;
+	out->map = len ? m : NULL;
 	out->maplen = len;
 	return true;
 }
@@ -339,7 +353,8 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 		return -1;
 	}
 	struct st_env env;
-	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS);
+	/* the exec's access (slot 0) is done: its path buffer holds the environment */
+	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, a->absbuf, sizeof(a->absbuf));
 	if (st__vchild) { /* if the exec succeeds, the parent unmaps it */
 		st__vf.map = env.map;
 		st__vf.maplen = env.maplen;
@@ -573,7 +588,8 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 		}
 	}
 	struct st_env env;
-	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS);
+	struct st_acc *slot = &st__tls_acc[0]; /* done with (or never used) */
+	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, slot->absbuf, sizeof(slot->absbuf));
 	errno = c.saved_errno;
 	r = ST_FORWARD(search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env.envp)
 			      : REAL(posix_spawn)(pid, file, fa, attr, argv, env.envp));
@@ -738,7 +754,7 @@ static char **swap_environ(struct st_env *env)
 	for (char **e = environ; e && *e; e++)
 		if (has_prefix(*e, "LD_PRELOAD=") && strstr(*e, st__g.lib_path))
 			ok = true;
-	if (ok || !env_fix(environ, env, true)) {
+	if (ok || !env_fix(environ, env, true, NULL, 0)) {
 		env->map = NULL;
 		return NULL;
 	}
