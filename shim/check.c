@@ -132,15 +132,31 @@ static _Atomic uint32_t *gen_slots(bool create)
 		   : NULL;
 }
 
-/* The slot of the directory part of an absolute path (FNV-1a). */
+/* The slot of the directory part of an absolute path ("/a/b" -> "/a/"):
+ * a multiply-xorshift hash eight bytes at a time (the last word overlaps the
+ * one before it), not a byte loop: it runs on every cache hit once a
+ * directory's generation has moved. */
 static unsigned dir_slot(const char *p, size_t len)
 {
-	while (len > 1 && p[len - 1] != '/')
-		len--;
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)p[i]) * 16777619u;
-	return h & (SANDTRACE_FS_GEN_SLOTS - 1);
+	const char *e = memrchr(p, '/', len);
+	size_t n = e ? (size_t)(e - p) + 1 : len;
+	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n, w;
+	if (n < 8) {
+		w = 0;
+		for (size_t i = 0; i < n; i++)
+			w = w << 8 | (unsigned char)p[i];
+		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+	} else {
+		for (size_t i = 0; i + 8 < n; i += 8) {
+			memcpy(&w, p + i, 8);
+			h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+			h ^= h >> 32;
+		}
+		memcpy(&w, p + n - 8, 8);
+		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+	}
+	h ^= h >> 29;
+	return (unsigned)h & (SANDTRACE_FS_GEN_SLOTS - 1);
 }
 
 static const char *key_of_abs(struct st_acc *a, size_t *len)

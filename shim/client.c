@@ -79,6 +79,8 @@ static bool conn_locked(void)
 	}
 	struct timeval tv = {.tv_sec = ST_SEND_TIMEOUT_S};
 	ST_SYSCALL(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	struct timeval rtv = {.tv_sec = ST_REPLY_TIMEOUT_MS / 1000};
+	ST_SYSCALL(SYS_setsockopt, fd, SOL_SOCKET, SO_RCVTIMEO, &rtv, sizeof(rtv));
 	fd = move_high(fd);
 	struct stat st;
 	ST_SYSCALL(SYS_fstat, fd, &st);
@@ -307,13 +309,21 @@ static int request(const struct iovec *iov, int n, struct sandtrace_verdict *v)
 		uint32_t want = st__g.seq;
 		struct sandtrace_frame f;
 		for (;;) {
-			r = sandtrace_proto_recv_exact(st__g.fd, &f, sizeof(f), ST_REPLY_TIMEOUT_MS);
+			/* the frame and the verdict in one blocking receive: the
+			 * socket's SO_RCVTIMEO bounds the wait (one system call
+			 * where a poll and two reads were) */
+			struct iovec in[2] = {{&f, sizeof(f)}, {v, sizeof(*v)}};
+			struct msghdr mh = {.msg_iov = in, .msg_iovlen = 2};
+			ssize_t got;
+			do
+				got = ST_SYSCALL(SYS_recvmsg, st__g.fd, &mh, MSG_WAITALL);
+			while (got < 0 && errno == EINTR);
+			r = got == (ssize_t)(sizeof(f) + sizeof(*v)) ? 0
+			    : got < 0 && errno != EAGAIN && errno != EWOULDBLOCK ? -errno
+			    : got < 0 ? -ETIMEDOUT : -ECONNRESET;
 			if (r == 0 && (sandtrace_proto_check_frame(&f) != 0 ||
 				       f.type != SANDTRACE_MSG_VERDICT || f.len != sizeof(*v)))
 				r = -EPROTO;
-			if (r == 0)
-				r = sandtrace_proto_recv_exact(st__g.fd, v, sizeof(*v),
-							       ST_REPLY_TIMEOUT_MS);
 			if (r != 0 || f.seq == want)
 				break;
 			/* an answer to an older request that timed out: skip */

@@ -31,40 +31,49 @@ ssize_t st__path_join(const char *base, size_t blen, const char *rel, char *out,
 	return (ssize_t)(n + rlen);
 }
 
-/* Does the '/' at k start a "//" or a "." component? */
-static inline bool bad_after_slash(const char *p, size_t len, size_t k)
+/* Bytes of w equal to c: 0x80 in each such byte, 0 elsewhere (exact: no
+ * borrow reaches a byte above a match, as the high bit is tested on ~x). */
+static inline uint64_t bytes_eq(uint64_t w, uint64_t c)
 {
-	return k + 1 < len &&
-	       (p[k + 1] == '/' || (p[k + 1] == '.' && (k + 2 == len || p[k + 2] == '/')));
+	uint64_t x = w ^ (c * UINT64_C(0x0101010101010101));
+	return ~(((x & UINT64_C(0x7f7f7f7f7f7f7f7f)) + UINT64_C(0x7f7f7f7f7f7f7f7f)) | x |
+		 UINT64_C(0x7f7f7f7f7f7f7f7f));
 }
 
 /*
- * Is p already clean?  Slashes are found a word at a time: a byte of
- * w ^ 0x2f.. is zero where w has a '/', and (x - 0x01..) & ~x & 0x80..
- * flags it (and, through a borrow, possibly the byte after a flagged one,
- * hence the p[k] == '/' check).
+ * Is p already clean?  Clean means no '/' followed by '/' or '.' (which
+ * rules out "//", "." and ".." components, and a little more: "/.hidden"
+ * takes the slow path, which is also right) and no trailing '/'.  Eight
+ * bytes at a time: a '/' at byte j and a '/' or '.' at byte j + 1 of the
+ * same word.  Words start every 7 bytes, so every adjacent pair lies inside
+ * one; the last word ends at len (no read past the path).
  */
 static bool path_is_clean(const char *p, size_t len)
 {
 	if (len > 1 && p[len - 1] == '/')
 		return false;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
+	if (len < 8) {
+		for (size_t i = 0; i + 1 < len; i++)
+			if (p[i] == '/' && (p[i + 1] == '/' || p[i + 1] == '.'))
+				return false;
+		return true;
+	}
+	for (size_t i = 0;; i += 7) {
+		if (i + 8 > len)
+			i = len - 8;
 		uint64_t w;
 		memcpy(&w, p + i, 8);
-		uint64_t x = w ^ UINT64_C(0x2f2f2f2f2f2f2f2f);
-		uint64_t m = (x - UINT64_C(0x0101010101010101)) & ~x & UINT64_C(0x8080808080808080);
-		while (m) {
-			size_t k = i + ((size_t)__builtin_ctzll(m) >> 3);
-			if (p[k] == '/' && bad_after_slash(p, len, k))
-				return false;
-			m &= m - 1;
-		}
-	}
-	for (; i < len; i++)
-		if (p[i] == '/' && bad_after_slash(p, len, i))
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+		w = __builtin_bswap64(w);
+#endif
+		uint64_t slash = bytes_eq(w, '/');
+		uint64_t next = slash | bytes_eq(w, '.');
+		/* byte j + 1 sits 8 bits above byte j (little-endian order) */
+		if ((slash << 8) & next)
 			return false;
-	return true;
+		if (i + 8 >= len)
+			return true;
+	}
 }
 
 /* Collapse "//" and "/./", drop a trailing "/." or "/" (not the root).  ".."

@@ -13,6 +13,9 @@
  *                pass over them: with sandtrace every access is a Ctrie hit (or, with
  *                --no-cache, a round trip); ROUNDS timed rounds, the median is printed
  *   exec         fork + execve("/bin/true") + waitpid, SPAWNS times, per spawn
+ *   socket-rtt   a bare unix-socket round trip to a forked echo process (an 80-byte request,
+ *                a 24-byte reply: the size of an ACCESS request and its VERDICT), the floor
+ *                under any answer from the daemon; not intercepted
  *
  * Output: one line "OP WALL_NS CPU_NS" per operation: nanoseconds per call, median of the
  * rounds, in wall time (CLOCK_MONOTONIC) and in this thread's CPU time
@@ -24,9 +27,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -153,6 +158,60 @@ static double bench_exec(int spawns)
 	return r[ROUNDS / 2];
 }
 
+static void full_io(int fd, void *buf, size_t n, bool rd)
+{
+	size_t done = 0;
+	while (done < n) {
+		ssize_t r = rd ? read(fd, (char *)buf + done, n - done)
+			       : write(fd, (const char *)buf + done, n - done);
+		if (r <= 0)
+			die(rd ? "socket read" : "socket write");
+		done += (size_t)r;
+	}
+}
+
+static void bench_socket_rtt(long iters)
+{
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		die("socketpair");
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		char buf[80];
+		close(sv[0]);
+		for (;;) {
+			size_t got = 0;
+			while (got < sizeof(buf)) {
+				ssize_t r = read(sv[1], buf + got, sizeof(buf) - got);
+				if (r <= 0)
+					_exit(0);
+				got += (size_t)r;
+			}
+			full_io(sv[1], buf, 24, false);
+		}
+	}
+	close(sv[1]);
+	char req[80] = {0}, rep[24];
+	double w[ROUNDS], c[ROUNDS];
+	long per = iters / 10 > 100 ? iters / 10 : 100;
+	for (int k = 0; k < ROUNDS; k++) {
+		double t0 = now_ns(), c0 = cpu_ns();
+		for (long n = 0; n < per; n++) {
+			full_io(sv[0], req, sizeof(req), false);
+			full_io(sv[0], rep, sizeof(rep), true);
+		}
+		w[k] = (now_ns() - t0) / per;
+		c[k] = (cpu_ns() - c0) / per;
+	}
+	close(sv[0]);
+	waitpid(pid, NULL, 0);
+	qsort(w, ROUNDS, sizeof(w[0]), cmp_double);
+	qsort(c, ROUNDS, sizeof(c[0]), cmp_double);
+	printf("socket-rtt %.1f %.1f\n", w[ROUNDS / 2], c[ROUNDS / 2]);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -192,6 +251,13 @@ int main(int argc, char **argv)
 			die("symlink");
 	}
 
+	/* untimed: one first touch before the timed ones, so that a daemon that loads
+	 * something on its first answer (the package registry, for ask rules) pays for it here */
+	{
+		struct stat st;
+		snprintf(d, sizeof(d), "%s/src/warm-up.c", dir);
+		stat(d, &st);
+	}
 	/* first touch: one stat per path never looked at before (creating them was a write) */
 	double t0 = now_ns(), c0 = cpu_ns();
 	for (int i = 0; i < NPATHS; i++) {
@@ -213,6 +279,7 @@ int main(int argc, char **argv)
 		bench(ops[k].name, ops[k].op, iters);
 	/* exec: wall only (the child's CPU is not this thread's) */
 	printf("exec %.1f -\n", bench_exec(spawns));
+	bench_socket_rtt(iters);
 	(void)sink;
 	return 0;
 }

@@ -53,6 +53,50 @@ START_TEST(test_clean)
 }
 END_TEST
 
+/* The reference: component by component, "" and "." dropped, ".." kept. */
+static size_t clean_ref(const char *in, size_t len, char *out)
+{
+	size_t w = 0, r = 0;
+	while (r < len) {
+		while (r < len && in[r] == '/')
+			r++;
+		size_t s = r;
+		while (r < len && in[r] != '/')
+			r++;
+		if (r == s || (r - s == 1 && in[s] == '.'))
+			continue;
+		out[w++] = '/';
+		memcpy(out + w, in + s, r - s);
+		w += r - s;
+	}
+	if (w == 0)
+		out[w++] = '/';
+	out[w] = 0;
+	return w;
+}
+
+/* The word-at-a-time clean-path check against the reference on every
+ * shape: random paths over '/', '.', 'a' and a high byte, 1..40 bytes, so
+ * that "//" and "/." fall at every offset of a word and across words. */
+START_TEST(test_clean_random)
+{
+	static const char alpha[] = {'/', '.', 'a', (char)0xe9, '/', 'b'};
+	char in[64], buf[64], want[128];
+	unsigned seed = 12345;
+	for (int t = 0; t < 200000; t++) {
+		size_t len = 1 + (seed = seed * 1103515245u + 12345u) % 40;
+		in[0] = '/';
+		for (size_t i = 1; i < len; i++)
+			in[i] = alpha[((seed = seed * 1103515245u + 12345u) >> 16 & 0xffff) % 6];
+		memcpy(buf, in, len);
+		ssize_t n = st__path_clean(buf, len);
+		size_t m = clean_ref(in, len, want);
+		ck_assert_msg(n == (ssize_t)m && memcmp(buf, want, m + 1) == 0,
+			      "clean(%.*s) = %s, want %s", (int)len, in, buf, want);
+	}
+}
+END_TEST
+
 START_TEST(test_fold)
 {
 	ck_assert_str_eq(fold("/a/b/../c"), "/a/c");
@@ -171,6 +215,7 @@ Suite *suite_pathnorm(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_join);
 	tcase_add_test(tc, test_clean);
+	tcase_add_test(tc, test_clean_random);
 	tcase_add_test(tc, test_fold);
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_resolve_proc_fd);
