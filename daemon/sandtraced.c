@@ -112,6 +112,9 @@ struct daemon {
 	unsigned run_flags;
 	int epfd, lfd, sigfd;
 	bool stopping;
+	bool reload_pending; /* SIGHUP: re-read the policy file */
+	unsigned policy_reloads;
+	char start_cwd[PATH_MAX]; /* what relative policy prefixes are relative to */
 	bool parent_lost; /* the CLI died first: nobody will clean up after us */
 	struct sandtrace_arena arena;
 	struct sandtrace_log_reader logr; /* the record log in the arena (log.h) */
@@ -638,8 +641,23 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 		}
 		if (d->have_arena) {
 			uint32_t val = action | (err == EACCES ? SANDTRACE_V_EACCES : 0u);
-			rc = sandtrace_ctrie_insert(&d->arena, SANDTRACE_KEY_VERDICT | cls, v.path,
-						    v.a.path_len, val, NULL);
+			/* the key: the policy generation (4 bytes), then the
+			 * resolved path, as the shim looks it up: a reload
+			 * makes every ask answer of the old policy miss */
+			uint32_t pgen = (uint32_t)atomic_load_explicit(
+			    &sandtrace_arena_hdr(&d->arena)->generation, memory_order_relaxed);
+			char stackkey[4096];
+			size_t klen = (size_t)v.a.path_len + sizeof(pgen);
+			char *key = klen <= sizeof(stackkey) ? stackkey : malloc(klen);
+			rc = -ENOMEM;
+			if (key != NULL) {
+				memcpy(key, &pgen, sizeof(pgen));
+				memcpy(key + sizeof(pgen), v.path, v.a.path_len);
+				rc = sandtrace_ctrie_insert(&d->arena, SANDTRACE_KEY_VERDICT | cls,
+							    key, klen, val, NULL);
+				if (key != stackkey)
+					free(key);
+			}
 			if (rc == -ENOSPC && !d->arena_full_logged) {
 				st__log("the arena is full: verdicts are no longer cached");
 				d->arena_full_logged = true;
@@ -991,10 +1009,18 @@ static void on_signal(struct daemon *d)
 {
 	struct signalfd_siginfo si;
 	while (read(d->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			st__log("signal %u from pid %u: reloading the policy", si.ssi_signo,
+				si.ssi_pid);
+			d->reload_pending = true;
+			continue;
+		}
 		st__log("signal %u from pid %u: shutting down", si.ssi_signo, si.ssi_pid);
 		d->stopping = true;
 	}
 }
+
+static void reload_policy(struct daemon *d);
 
 /* The event loop; returns when a signal asked to stop. */
 static void serve(struct daemon *d)
@@ -1024,6 +1050,10 @@ static void serve(struct daemon *d)
 				client_read(d, p, READS_PER_WAKEUP);
 		}
 		drain_log(d, false);
+		if (d->reload_pending) {
+			d->reload_pending = false;
+			reload_policy(d);
+		}
 		maybe_flush(d, false);
 		if (d->parent_pid > 0 && getppid() != (pid_t)d->parent_pid) {
 			st__log("parent %ld is gone: shutting down", d->parent_pid);
@@ -1358,50 +1388,131 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 	d->run_argv = argv + optind;
 }
 
-static void setup_policy(struct daemon *d, const char *cwd)
+/* Parse the policy (the file, or the run's default rules) with the command's
+ * own rule first.  Returns 0, or -1 with the message in err. */
+static int load_policy(struct daemon *d, struct st__policy *pol, char *err, size_t errlen)
 {
-	char err[ST_POLICY_ERR_MAX];
-	int rc = st__policy_load(&d->policy, d->policy_path, d->fence, cwd, getenv("TMPDIR"), err,
-				 sizeof(err));
-	if (rc < 0)
-		fatal("%s", err);
-	if (d->allow_exec != NULL && d->allow_exec[0] == '/' && d->policy.nrules + 1 > 0) {
+	if (st__policy_load(pol, d->policy_path, d->fence, d->start_cwd, getenv("TMPDIR"), err,
+			    errlen) < 0)
+		return -1;
+	if (d->allow_exec != NULL && d->allow_exec[0] == '/' && pol->nrules + 1 > 0) {
 		/* the command the user typed runs even under a fence: its rule
 		 * goes first (first match wins) */
-		size_t before = d->policy.nrules;
-		if (st__policy_add(&d->policy, SANDTRACE_ALLOW,
-				   SANDTRACE_CLASS_READ | SANDTRACE_CLASS_EXEC, d->allow_exec,
-				   "command") < 0)
-			fatal("--allow-exec %s: not an absolute path", d->allow_exec);
-		size_t added = d->policy.nrules - before;
+		size_t before = pol->nrules;
+		if (st__policy_add(pol, SANDTRACE_ALLOW, SANDTRACE_CLASS_READ | SANDTRACE_CLASS_EXEC,
+				   d->allow_exec, "command") < 0) {
+			snprintf(err, errlen, "--allow-exec %s: not an absolute path", d->allow_exec);
+			st__policy_free(pol);
+			return -1;
+		}
+		size_t added = pol->nrules - before;
 		struct st__rule tmp[2];
-		memcpy(tmp, d->policy.rules + before, added * sizeof(tmp[0]));
-		memmove(d->policy.rules + added, d->policy.rules, before * sizeof(tmp[0]));
-		memcpy(d->policy.rules, tmp, added * sizeof(tmp[0]));
+		memcpy(tmp, pol->rules + before, added * sizeof(tmp[0]));
+		memmove(pol->rules + added, pol->rules, before * sizeof(tmp[0]));
+		memcpy(pol->rules, tmp, added * sizeof(tmp[0]));
 	}
-	size_t size = st__policy_table_size(&d->policy);
+	return 0;
+}
+
+/* Compile pol where the shims (arena) or this daemon (--no-cache) read it and
+ * make it the current one.  Returns 0, or -1 with the message in err (the
+ * current policy stays). */
+static int publish_policy(struct daemon *d, struct st__policy *pol, char *err, size_t errlen)
+{
+	size_t size = st__policy_table_size(pol);
 	if (d->have_arena) {
 		uint64_t off = sandtrace_arena_alloc(&d->arena, size);
 		void *dst = off ? sandtrace_arena_ptr(&d->arena, off, size) : NULL;
-		if (dst == NULL || st__policy_compile(&d->policy, dst, off, size) < 0)
-			fatal("the arena cannot hold the policy (%zu bytes): use a larger "
-			      "--arena-size",
-			      size);
+		if (dst == NULL || st__policy_compile(pol, dst, off, size) < 0) {
+			snprintf(err, errlen,
+				 "the arena cannot hold the policy (%zu bytes): use a larger "
+				 "--arena-size",
+				 size);
+			return -1;
+		}
 		d->ptab_base = d->arena.base;
 		d->ptab = dst;
 		/* Release: a process that acquires hdr->policy sees the whole table. */
 		atomic_store_explicit(&sandtrace_arena_hdr(&d->arena)->policy, off,
 				      memory_order_release);
 	} else {
-		d->ptab_private = calloc(1, size);
-		if (d->ptab_private == NULL ||
-		    st__policy_compile(&d->policy, d->ptab_private, 0, size) < 0)
-			fatal("out of memory for the policy");
-		d->ptab_base = d->ptab_private;
-		d->ptab = d->ptab_private;
+		void *buf = calloc(1, size);
+		if (buf == NULL || st__policy_compile(pol, buf, 0, size) < 0) {
+			free(buf);
+			snprintf(err, errlen, "out of memory for the policy");
+			return -1;
+		}
+		free(d->ptab_private);
+		d->ptab_private = buf;
+		d->ptab_base = buf;
+		d->ptab = buf;
 	}
+	st__policy_free(&d->policy);
+	d->policy = *pol;
+	return 0;
+}
+
+static void setup_policy(struct daemon *d)
+{
+	char err[ST_POLICY_ERR_MAX];
+	struct st__policy pol = {0};
+	if (load_policy(d, &pol, err, sizeof(err)) < 0 || publish_policy(d, &pol, err, sizeof(err)) < 0)
+		fatal("%s", err);
 	st__log("policy %s: %zu rule(s), default %s", d->policy.name, d->policy.nrules,
 		st__action_name(d->policy.default_action));
+}
+
+/*
+ * SIGHUP: read the policy file again (a build's next phase may allow what
+ * the last one did not).  The new table is compiled into the arena, then the
+ * arena's generation is bumped (release): every shim sees it on its next
+ * decision, re-reads the table, and its cached verdicts (whose keys carry
+ * the generation) miss once; what was recorded stays recorded.  A malformed
+ * file is reported (file and line) and the current policy stays.
+ */
+static void reload_policy(struct daemon *d)
+{
+	char err[ST_POLICY_ERR_MAX];
+	struct st__policy pol = {0};
+	if (d->policy_path == NULL) {
+		st__log("policy reload: the run has no policy file (--policy): nothing to re-read");
+		return;
+	}
+	if (load_policy(d, &pol, err, sizeof(err)) < 0) {
+		st__log("error: policy reload: %s (the current policy stays)", err);
+		return;
+	}
+	bool asks = pol.default_action == SANDTRACE_ASK;
+	for (size_t i = 0; i < pol.nrules; i++)
+		asks = asks || pol.rules[i].action == SANDTRACE_ASK;
+	if (asks && !d->want_registry) {
+		st__log("error: policy reload: %s has ask rules, but the run started without the "
+			"package registry (no ask rule, no --audit): restart the daemon (the current "
+			"policy stays)",
+			d->policy_path);
+		st__policy_free(&pol);
+		return;
+	}
+	if (publish_policy(d, &pol, err, sizeof(err)) < 0) {
+		st__log("error: policy reload: %s (the current policy stays)", err);
+		st__policy_free(&pol);
+		return;
+	}
+	uint64_t gen = 0;
+	if (d->have_arena)
+		gen = atomic_fetch_add_explicit(&sandtrace_arena_hdr(&d->arena)->generation, 1,
+						memory_order_release) +
+		      1;
+	d->policy_reloads++;
+	st__log("policy reloaded: %s: %zu rule(s), default %s (generation %llu)", d->policy.name,
+		d->policy.nrules, st__action_name(d->policy.default_action), (unsigned long long)gen);
+	json_t *rec = json_pack("{s:s, s:I, s:s, s:I, s:s, s:I}", "type", "policy", "seq",
+				(json_int_t)++d->seq, "policy", d->policy.name, "rules",
+				(json_int_t)d->policy.nrules, "default",
+				st__action_name(d->policy.default_action), "generation", (json_int_t)gen);
+	if (st__report_emit(&d->report, rec) < 0)
+		internal_error(d, "writing the report", d->report.error);
+	d->report_dirty = true;
 }
 
 /*
@@ -1495,9 +1606,9 @@ int main(int argc, char **argv)
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP); /* reload the policy */
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
 	if (d->parent_pid > 0) {
 		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0)
 			fatal("prctl(PR_SET_PDEATHSIG): %s", strerror(errno));
@@ -1526,7 +1637,8 @@ int main(int argc, char **argv)
 		d->have_arena = true;
 		created_arena = d->arena_name;
 	}
-	setup_policy(d, cwd);
+	snprintf(d->start_cwd, sizeof(d->start_cwd), "%s", cwd);
+	setup_policy(d);
 	strlcpy(d->cwd, cwd, sizeof(d->cwd));
 	{
 		char self[PATH_MAX];

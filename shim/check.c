@@ -164,8 +164,12 @@ static const char *key_of_abs(struct st_acc *a, size_t *len)
 	uint32_t gen = 0;
 	if (st__g.arena.base) {
 		/* acquire: pairs with the bump after the namespace change */
-		gen = (uint32_t)atomic_load_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen,
-						     memory_order_acquire);
+		struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
+		/* every counter only grows: their sum moves when any does (a
+		 * policy reload, a namespace change anywhere or in this
+		 * directory), and keys of the older sum miss */
+		gen = (uint32_t)atomic_load_explicit(&h->fs_gen, memory_order_acquire) +
+		      (uint32_t)atomic_load_explicit(&h->generation, memory_order_acquire);
 		_Atomic uint32_t *slots = gen_slots(false);
 		if (slots)
 			gen += atomic_load_explicit(&slots[dir_slot(a->abs, a->abs_len)],
@@ -301,15 +305,24 @@ static uint32_t decide_local(struct st_acc *a, unsigned cls)
 	resolve(a);
 	if (a->skip || a->magic_fd)
 		return SANDTRACE_ALLOW;
-	unsigned act = sandtrace_policy_match(st__g.arena.base, st__g.policy, cls, a->rpath,
+	const struct sandtrace_policy_table *pol = atomic_load(&st__g.policy);
+	unsigned act = sandtrace_policy_match(st__g.arena.base, pol, cls, a->rpath,
 					      a->rpath_len, NULL);
 	if (act == SANDTRACE_ASK) {
 		uint32_t v;
 		a->asked = true;
-		/* the daemon caches ask answers under the resolved path */
-		if (sandtrace_ctrie_lookup(&st__g.arena, SANDTRACE_KEY_VERDICT | cls, a->rpath,
-					   a->rpath_len, &v) == 1)
-			return v;
+		/* the daemon caches ask answers under the policy generation and
+		 * the resolved path */
+		struct st_tls *t = st__tls();
+		if (a->rpath_len + 4 <= sizeof(t->scratch)) {
+			uint32_t pgen = (uint32_t)atomic_load_explicit(
+			    &sandtrace_arena_hdr(&st__g.arena)->generation, memory_order_acquire);
+			memcpy(t->scratch, &pgen, 4);
+			memcpy(t->scratch + 4, a->rpath, a->rpath_len);
+			if (sandtrace_ctrie_lookup(&st__g.arena, SANDTRACE_KEY_VERDICT | cls, t->scratch,
+						   a->rpath_len + 4, &v) == 1)
+				return v;
+		}
 		struct sandtrace_verdict vd;
 		if (st__request(a->kind, a->rpath, a->rpath_len, &vd) == 0)
 			return vd.action | (vd.err == EACCES ? SANDTRACE_V_EACCES : 0);
@@ -320,7 +333,7 @@ static uint32_t decide_local(struct st_acc *a, unsigned cls)
 		return SANDTRACE_DENY; /* fail closed: an ask never becomes an allow */
 	}
 	if (act == SANDTRACE_DENY && cls == SANDTRACE_CLASS_WRITE &&
-	    sandtrace_policy_match(st__g.arena.base, st__g.policy, SANDTRACE_CLASS_READ, a->rpath,
+	    sandtrace_policy_match(st__g.arena.base, pol, SANDTRACE_CLASS_READ, a->rpath,
 				   a->rpath_len, NULL) == SANDTRACE_ALLOW)
 		return SANDTRACE_DENY | SANDTRACE_V_EACCES; /* visible but not writable */
 	return act;
@@ -508,7 +521,8 @@ int st__pre(struct st_acc *a)
 	unsigned cls = sandtrace_kind_class(a->kind);
 	uint32_t v;
 	if (st__g.arena.base) {
-		if (st__g.trivial_policy) {
+		st__policy_refresh();
+		if (atomic_load_explicit(&st__g.trivial_policy, memory_order_relaxed)) {
 			errno = saved;
 			return 0;
 		}
@@ -615,8 +629,10 @@ out:
 
 bool st__listing_filtered(void)
 {
-	if (st__g.arena.base)
-		return !st__g.trivial_policy;
+	if (st__g.arena.base) {
+		st__policy_refresh();
+		return !atomic_load_explicit(&st__g.trivial_policy, memory_order_relaxed);
+	}
 	return (st__g.flags & SANDTRACE_F_FENCED) != 0;
 }
 

@@ -156,6 +156,39 @@ static unsigned parse_uint(const char *s)
 	return v;
 }
 
+bool st__policy_take(void)
+{
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
+	/* the generation first: a table published after it is newer, never older */
+	uint64_t gen = atomic_load_explicit(&h->generation, memory_order_acquire);
+	/* acquire: the table's bytes were written before the daemon published
+	 * its offset */
+	uint64_t off = atomic_load_explicit(&h->policy, memory_order_acquire);
+	const struct sandtrace_policy_table *t = sandtrace_arena_ptr(&st__g.arena, off, sizeof(*t));
+	bool ok = t && sandtrace_arena_ptr(&st__g.arena, off,
+					   sizeof(*t) + (uint64_t)t->nrules * sizeof(t->rules[0]));
+	/* the matcher trusts prefix offsets: check them once here */
+	for (uint32_t i = 0; ok && i < t->nrules; i++)
+		ok = sandtrace_arena_ptr(&st__g.arena, t->rules[i].prefix_off,
+					 t->rules[i].prefix_len) != NULL;
+	if (ok) {
+		/* trivial: no rule can refuse anything (trace only, or only
+		 * allow rules such as the command's own): no verdicts needed */
+		bool all_allow = t->default_action == SANDTRACE_ALLOW;
+		for (uint32_t i = 0; all_allow && i < t->nrules; i++)
+			all_allow = t->rules[i].action == SANDTRACE_ALLOW;
+		bool asks = t->default_action == SANDTRACE_ASK;
+		for (uint32_t i = 0; !asks && i < t->nrules; i++)
+			asks = t->rules[i].action == SANDTRACE_ASK;
+		atomic_store(&st__g.policy, t);
+		atomic_store(&st__g.trivial_policy, all_allow);
+		atomic_store(&st__g.policy_asks, asks);
+	}
+	/* even when malformed: not re-checked on every call */
+	atomic_store_explicit(&st__g.policy_gen, gen, memory_order_release);
+	return ok;
+}
+
 void st__init(void)
 {
 	int expect = 0;
@@ -194,32 +227,9 @@ void st__init(void)
 			st__g.arena.base = NULL;
 		} else {
 			struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
-			/* acquire: the table's bytes were written before the
-			 * daemon published its offset */
-			uint64_t off = atomic_load_explicit(&h->policy, memory_order_acquire);
-			const struct sandtrace_policy_table *t =
-			    sandtrace_arena_ptr(&st__g.arena, off, sizeof(*t));
-			bool ok = t && sandtrace_arena_ptr(&st__g.arena, off,
-							   sizeof(*t) + (uint64_t)t->nrules *
-									    sizeof(t->rules[0]));
-			/* the matcher trusts prefix offsets: check them once here */
-			for (uint32_t i = 0; ok && i < t->nrules; i++)
-				ok = sandtrace_arena_ptr(&st__g.arena, t->rules[i].prefix_off,
-							 t->rules[i].prefix_len) != NULL;
-			if (ok) {
+			if (st__policy_take()) {
 				st__g.log_ok = atomic_load_explicit(&h->log_table,
 								    memory_order_acquire) != 0;
-				st__g.policy = t;
-				/* trivial: no rule can refuse anything (trace only, or only
-				 * allow rules such as the command's own): no verdicts needed */
-				bool all_allow = t->default_action == SANDTRACE_ALLOW;
-				for (uint32_t i = 0; all_allow && i < t->nrules; i++)
-					all_allow = t->rules[i].action == SANDTRACE_ALLOW;
-				st__g.trivial_policy = all_allow;
-				bool asks = t->default_action == SANDTRACE_ASK;
-				for (uint32_t i = 0; !asks && i < t->nrules; i++)
-					asks = t->rules[i].action == SANDTRACE_ASK;
-				st__g.policy_asks = asks;
 			} else {
 				st__g.arena_err = -EPROTO;
 				sandtrace_arena_detach(&st__g.arena);

@@ -106,9 +106,12 @@ struct st_state {
 	bool audit;                   /* audit_path is set (read without touching its page) */
 	unsigned flags;               /* enum sandtrace_run_flags */
 	struct sandtrace_arena arena; /* base == NULL: no cache */
-	const struct sandtrace_policy_table *policy; /* in the arena, or NULL */
-	bool trivial_policy;          /* no rules and default allow: trace only */
-	bool policy_asks;             /* some rule (or the default) is ask: a daemon answer */
+	/* the sandbox in the arena (NULL: none), re-read when the arena's
+	 * generation moves past policy_gen (a SIGHUP reload, st__policy_take) */
+	_Atomic(const struct sandtrace_policy_table *) policy;
+	_Atomic bool trivial_policy;  /* no rules and default allow: trace only */
+	_Atomic bool policy_asks;     /* some rule (or the default) is ask: a daemon answer */
+	_Atomic uint64_t policy_gen;  /* the arena generation policy was read at */
 	int arena_err;                /* why the arena could not be mapped (-errno) */
 	/* the connection to the daemon (guarded by lock) */
 	pthread_mutex_t lock;
@@ -183,6 +186,25 @@ pid_t st__fork(void);
 static inline int32_t st__pid(void)
 {
 	return st__vchild ? (int32_t)ST_SYSCALL(SYS_getpid) : st__g.pid;
+}
+
+/*
+ * st__policy_take - (re-)read the arena's current policy table and its
+ * generation into st__g; false (and the current one kept) when the table is
+ * malformed.  st__policy_refresh calls it when the daemon reloaded the
+ * policy: one acquire load of the header's generation per decision.
+ * Thread-safe (racing refreshes store the same values); async-signal-safe.
+ */
+bool st__policy_take(void);
+static inline void st__policy_refresh(void)
+{
+	/* acquire: pairs with the daemon's release increment, made after it
+	 * published the new table */
+	if (st__g.arena.base &&
+	    atomic_load_explicit(&sandtrace_arena_hdr(&st__g.arena)->generation,
+				 memory_order_acquire) !=
+		atomic_load_explicit(&st__g.policy_gen, memory_order_relaxed))
+		st__policy_take();
 }
 
 /* Nesting depth of this thread inside the shim's own code: nonzero means a

@@ -694,7 +694,9 @@ static bool vfork_safe(void)
 {
 	const unsigned need_daemon = SANDTRACE_F_NO_CACHE | SANDTRACE_F_RECORD_ALL |
 				     SANDTRACE_F_IDENTITY | SANDTRACE_F_VERIFY;
-	if (!st__g.arena.base || !st__g.log_ok || !st__g.policy || st__g.policy_asks ||
+	st__policy_refresh();
+	if (!st__g.arena.base || !st__g.log_ok || !atomic_load(&st__g.policy) ||
+	    atomic_load(&st__g.policy_asks) ||
 	    (st__g.flags & need_daemon))
 		return false;
 	/* room for the child's records: a full arena would send them to the

@@ -66,4 +66,45 @@ kill -TERM $dpid; wait $dpid
 check "standalone: phase reads recorded" has R "$W/present" "$W/standalone.jsonl"
 check "standalone: missing recorded" has N "$W/phase2-missing" "$W/standalone.jsonl"
 check "standalone: socket removed" test ! -e "$SOCK"
+# 6. SIGHUP reloads the policy: the next phase may read what the last one could not; a
+# process already running sees the new policy on its next call; a malformed file is
+# reported with its line and the current policy stays
+SOCK=$W/r.sock
+PR=$W/reload.policy
+echo "phase" > "$W/secret"
+{ echo "deny read $W/secret"; system_rules; echo "allow any $W"; echo "allow any /tmp"; } > "$PR"
+"$B/daemon/sandtraced" --socket "$SOCK" --fence --policy "$PR" --report "$W/reload.jsonl" \
+	--log "$W/reload.log" &
+dpid=$!
+i=0; while [ ! -S "$SOCK" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+eval "$("$ST" env --socket "$SOCK")"
+out=$(/usr/bin/python3 -c '
+import os, signal, sys, time
+secret, pol, dpid = sys.argv[1], sys.argv[2], int(sys.argv[3])
+before = os.path.exists(secret)
+with open(pol) as f: rules = f.read().splitlines()[1:]          # the deny rule goes
+with open(pol, "w") as f: f.write("\n".join(rules) + "\n")
+os.kill(dpid, signal.SIGHUP)
+for _ in range(50):                                              # the daemon logs it
+    time.sleep(0.1)
+    if "policy reloaded" in open(sys.argv[4]).read(): break
+print(before, os.path.exists(secret))' "$W/secret" "$PR" "$dpid" "$W/reload.log")
+check "reload: a running process is refused before and allowed after (got: $out)" \
+	test "$out" = "False True"
+check "reload: a new process reads it" test "$(cat "$W/secret" 2>/dev/null)" = phase
+printf 'allow read %s # a trailing comment is an error\n' "$W" >> "$PR"
+kill -HUP $dpid
+i=0; while ! grep -q "error: policy reload" "$W/reload.log" && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+check "reload: a malformed file is reported with its line" \
+	grep -q "error: policy reload: $PR:[0-9]" "$W/reload.log"
+check "reload: ... and the current policy stays" test "$(cat "$W/secret" 2>/dev/null)" = phase
+unset LD_PRELOAD LD_AUDIT
+kill -TERM $dpid; wait $dpid
+check "reload: one policy record in the report (the new rules, a new generation)" \
+	python3 -c 'import json,sys
+r=[json.loads(l) for l in open(sys.argv[1])]
+p=[x for x in r if x.get("type")=="policy"]
+sys.exit(0 if len(p)==1 and p[0]["rules"]==8 and p[0]["generation"]>=1 else 1)' "$W/reload.jsonl"
+check "reload: the refusal before it is a violation" \
+	sh -c "grep '\"type\":\"violation\"' '$W/reload.jsonl' | grep -q '$W/secret'"
 done_
