@@ -171,52 +171,96 @@ static inline int st__snode_match(const struct sandtrace_arena *a, uint32_t off,
 /*
  * The cache array, after Prokopec's cache-trie (PPoPP 2018): a direct-mapped
  * table of SNode links indexed by hash bits the trie's top levels do not use
- * (bits 32 and up), allocated with the root INode of a generation, whose
- * reserved words name it (so a reader that acquired the root sees its
- * cache: one generation, one cache).  It only ever answers "present": a
- * slot holds the link of an SNode that was published in the trie before the
- * slot was written, and SNodes never change, so a slot that names another
- * key (or nothing) just sends the lookup down the trie.  Small on purpose
- * (ST__CACHE_SLOTS * 4 bytes = 4 pages): a process touches few pages.
+ * (bits 32 and up), named by the generation's root INode (so a reader that
+ * acquired the root sees its cache: one generation, one cache).  It only
+ * ever answers "present": a slot holds the link of an SNode that was
+ * published in the trie before the slot was written, and SNodes never
+ * change, so a slot that names another key (or nothing) just sends the
+ * lookup down the trie.  It starts small (2^12 slots, 4 pages: a process of
+ * a small build touches few pages) and, as in the cache-trie, grows with the
+ * trie: once the arena has had as many inserts as the cache has slots, an
+ * insert allocates one four times larger (up to 2^18 slots, 1 MiB) and
+ * installs it with a CAS; the new one fills as lookups pass.
  */
-#define ST__CACHE_SLOTS 4096u
+#define ST__CACHE_MIN_LOG 12u
+#define ST__CACHE_MAX_LOG 18u
 
-static inline _Atomic uint32_t *st__cache(const struct sandtrace_arena *a,
-					  const struct st__inode *root)
+struct st__cache {
+	_Atomic uint32_t *slots; /* NULL: no cache */
+	uint32_t mask;
+};
+
+static inline struct st__cache st__cache(const struct sandtrace_arena *a,
+					 const struct st__inode *root)
 {
-	uint32_t off = root->reserved[0], n = root->reserved[1];
-	if (off == 0 || n != ST__CACHE_SLOTS)
-		return NULL;
-	return st__at(a, off, (size_t)n * sizeof(uint32_t));
+	/* acquire: the (zeroed) array is whole for whoever sees its word */
+	uint64_t w = atomic_load_explicit(&root->cache, memory_order_acquire);
+	uint32_t off = (uint32_t)w, lg = (uint32_t)(w >> 32);
+	struct st__cache c = {NULL, 0};
+	if (off == 0 || lg < ST__CACHE_MIN_LOG || lg > ST__CACHE_MAX_LOG)
+		return c;
+	c.slots = st__at(a, off, ((size_t)1 << lg) * sizeof(uint32_t));
+	c.mask = c.slots ? ((uint32_t)1 << lg) - 1 : 0;
+	return c;
 }
 
-static inline uint32_t st__cache_slot(uint64_t hash)
+static inline uint32_t st__cache_slot(struct st__cache c, uint64_t hash)
 {
-	return (uint32_t)(hash >> 32) & (ST__CACHE_SLOTS - 1);
+	return (uint32_t)(hash >> 32) & c.mask;
 }
 
 /* 1 and *value when the cache names (cls, key); else 0 (look in the trie). */
-static inline int st__cache_probe(const struct sandtrace_arena *a, _Atomic uint32_t *c,
+static inline int st__cache_probe(const struct sandtrace_arena *a, struct st__cache c,
 				  uint64_t hash, uint32_t lencls, const void *key, size_t len,
 				  uint32_t *value)
 {
-	if (c == NULL)
+	if (c.slots == NULL)
 		return 0;
 	/* acquire: pairs with the release store in st__cache_fill, so the
 	 * SNode it names is seen whole */
-	uint32_t br = atomic_load_explicit(&c[st__cache_slot(hash)], memory_order_acquire);
+	uint32_t br = atomic_load_explicit(&c.slots[st__cache_slot(c, hash)], memory_order_acquire);
 	if ((br & ST__TAG_MASK) != ST__TAG_SNODE)
 		return 0;
 	return st__snode_match(a, st__off(br), hash, lencls, key, len, value, NULL) == 1;
 }
 
-static inline void st__cache_fill(_Atomic uint32_t *c, uint64_t hash, uint32_t br)
+static inline void st__cache_fill(struct st__cache c, uint64_t hash, uint32_t br)
 {
 	/* release: whoever acquires the slot sees the SNode (which this
 	 * thread saw published, or published itself); a racing fill of
 	 * another key simply wins the slot */
-	if (c != NULL)
-		atomic_store_explicit(&c[st__cache_slot(hash)], br, memory_order_release);
+	if (c.slots != NULL)
+		atomic_store_explicit(&c.slots[st__cache_slot(c, hash)], br, memory_order_release);
+}
+
+static uint32_t st__node_alloc(struct sandtrace_arena *a, size_t bytes);
+
+/*
+ * After an insert: when the arena has had as many inserts as the cache has
+ * slots, install a cache four times larger (zeroed, so empty).  Lock-free:
+ * of racing processes one CAS wins, the others' arrays stay unused in the
+ * arena (there is no free).  Linearization point: the successful CAS
+ * (release: the zeroed array is whole for whoever acquires the word).
+ */
+static void st__cache_grow(struct sandtrace_arena *a, struct st__inode *root, struct st__cache c)
+{
+	if (c.slots == NULL)
+		return;
+	uint32_t lg = (uint32_t)__builtin_ctz(c.mask + 1);
+	if (lg + 2 > ST__CACHE_MAX_LOG)
+		return;
+	uint64_t inserts = atomic_load_explicit(&sandtrace_arena_hdr(a)->counters[SANDTRACE_CTR_INSERTS],
+						memory_order_relaxed);
+	if (inserts < (uint64_t)c.mask + 1)
+		return;
+	uint64_t w = atomic_load_explicit(&root->cache, memory_order_relaxed);
+	if ((uint32_t)(w >> 32) != lg)
+		return; /* someone grew it already */
+	uint32_t off = st__node_alloc(a, ((size_t)1 << (lg + 2)) * sizeof(uint32_t));
+	if (off == 0)
+		return; /* a full arena keeps the cache it has */
+	atomic_compare_exchange_strong_explicit(&root->cache, &w, (uint64_t)(lg + 2) << 32 | off,
+						memory_order_release, memory_order_relaxed);
 }
 
 /* The LNode that main links to, with its count checked against the map; NULL if corrupted. */
@@ -261,7 +305,7 @@ int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsi
 	if (in == NULL)
 		return -EINVAL;
 	lencls = (uint32_t)len << 8 | (cls & 0xffu);
-	_Atomic uint32_t *cache = st__cache(a, in);
+	struct st__cache cache = st__cache(a, in);
 	if (st__cache_probe(a, cache, hash, lencls, key, len, value))
 		return 1;
 	for (shift = 0;; shift += ST__BITS) {
@@ -463,7 +507,8 @@ int st__ctrie_insert_hashed(struct sandtrace_arena *a, uint64_t hash, unsigned c
 	if (in == NULL)
 		return -EINVAL;
 	lencls = (uint32_t)len << 8 | (cls & 0xffu);
-	_Atomic uint32_t *cache = st__cache(a, in);
+	struct st__inode *root = in;
+	struct st__cache cache = st__cache(a, in);
 	if (st__cache_probe(a, cache, hash, lencls, key, len, prev))
 		return 0; /* present: the hit path of "already recorded" */
 	for (;;) {
@@ -591,6 +636,7 @@ int st__ctrie_insert_hashed(struct sandtrace_arena *a, uint64_t hash, unsigned c
 							    memory_order_acquire)) {
 			sandtrace_arena_count(a, SANDTRACE_CTR_INSERTS, 1);
 			st__cache_fill(cache, hash, sn); /* published by the CAS just made */
+			st__cache_grow(a, root, cache);
 			return 1;
 		}
 		sandtrace_arena_count(a, SANDTRACE_CTR_CAS_RETRIES, 1);
@@ -632,9 +678,9 @@ int sandtrace_ctrie_init(struct sandtrace_arena *a)
 	cn->bitmap = 0;
 	/* the generation's cache array (zeroed pages: every slot empty); none
 	 * if the arena is too small, which only costs speed */
-	uint32_t coff = st__node_alloc(a, ST__CACHE_SLOTS * sizeof(uint32_t));
-	in->reserved[0] = coff;
-	in->reserved[1] = coff ? ST__CACHE_SLOTS : 0;
+	uint32_t coff = st__node_alloc(a, ((size_t)1 << ST__CACHE_MIN_LOG) * sizeof(uint32_t));
+	atomic_store_explicit(&in->cache, coff ? (uint64_t)ST__CACHE_MIN_LOG << 32 | coff : 0,
+			      memory_order_relaxed);
 	/* relaxed: published by the release store of root below */
 	atomic_store_explicit(&in->main, (off + (uint32_t)sizeof(*in)) | ST__TAG_CNODE,
 			      memory_order_relaxed);

@@ -37,8 +37,12 @@
 /* INode: the only mutable node; its main link is the CAS target. 16 bytes. */
 struct st__inode {
 	_Atomic uint32_t main; /* CNode or LNode link */
-	uint32_t reserved[3];
+	uint32_t reserved;
+	/* root INode only: the generation's cache array, (log2 slots) << 32 |
+	 * offset, 0 = none; replaced by a larger one as the trie grows */
+	_Atomic uint64_t cache;
 };
+_Static_assert(sizeof(struct st__inode) == 16, "INode layout");
 
 /* CNode: immutable once published.  8 + 4 * popcount(bitmap) bytes. */
 struct st__cnode {

@@ -115,6 +115,32 @@ START_TEST(insert_lookup_100k)
 }
 END_TEST
 
+/* The cache array grows with the trie (4x once inserts reach its slots, up to
+ * 2^18), and lookups stay right across every replacement. */
+START_TEST(cache_grows)
+{
+	char k[128];
+	uint32_t v;
+	make_trie(64 * MIB);
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&g_a);
+	struct st__inode *in = (struct st__inode *)(g_a.base + atomic_load(&h->root));
+	ck_assert_uint_eq(atomic_load(&in->cache) >> 32, 12);
+	unsigned n = 70000;
+	for (unsigned i = 0; i < n; i++) {
+		size_t len = key_of(i, k, sizeof(k));
+		ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, k, len, i, NULL), 1);
+		if (i == 4096 + 1)
+			ck_assert_uint_eq(atomic_load(&in->cache) >> 32, 14);
+	}
+	ck_assert_uint_eq(atomic_load(&in->cache) >> 32, 18);
+	for (unsigned i = 0; i < n; i++) {
+		size_t len = key_of(i, k, sizeof(k));
+		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, len, &v), 1);
+		ck_assert_uint_eq(v, i);
+	}
+}
+END_TEST
+
 START_TEST(duplicates_keep_first_value)
 {
 	uint32_t prev = 0, v;
@@ -381,16 +407,18 @@ START_TEST(corrupted_links)
 
 	/* the cache array: garbage in its slots is never trusted (answers
 	 * stay right), and emptied it sends every lookup down the trie below */
-	ck_assert_uint_ne(in->reserved[0], 0);
-	uint32_t *slots = (uint32_t *)(g_a.base + in->reserved[0]);
-	for (uint32_t i = 0; i < in->reserved[1]; i++)
+	uint64_t cw = atomic_load(&in->cache);
+	uint32_t nslots = (uint32_t)1 << (cw >> 32);
+	ck_assert_uint_ne((uint32_t)cw, 0);
+	uint32_t *slots = (uint32_t *)(g_a.base + (uint32_t)cw);
+	for (uint32_t i = 0; i < nslots; i++)
 		slots[i] = (i & 1) ? (0xfffffff0u | ST__TAG_SNODE) : ((uint32_t)root | ST__TAG_SNODE);
 	for (unsigned i = 0; i < 300; i++) {
 		size_t n = key_of(i, k, sizeof(k));
 		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
 		ck_assert_uint_eq(v, i);
 	}
-	memset(slots, 0, (size_t)in->reserved[1] * sizeof(uint32_t));
+	memset(slots, 0, (size_t)nslots * sizeof(uint32_t));
 
 	atomic_store(&h->root, MIB + 16);
 	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, "/x", 2, &v), -EINVAL);
@@ -471,6 +499,7 @@ Suite *suite_ctrie(void)
 	tcase_add_test(tc, no_root);
 	tcase_add_test(tc, hash_is_pure);
 	tcase_add_test(tc, insert_lookup_100k);
+	tcase_add_test(tc, cache_grows);
 	tcase_add_test(tc, duplicates_keep_first_value);
 	tcase_add_test(tc, keys_differing_only_in_cls);
 	tcase_add_test(tc, odd_key_bytes);
