@@ -341,12 +341,12 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 		json_t *a = s->arena;
 #define AI(k) ((unsigned long long)json_integer_value(json_object_get(a, k)))
 		fprintf(f,
-			"sandtrace: arena %.1f KiB used of %.1f MiB; %llu Ctrie entries (depth %llu), "
-			"%llu CAS retries, %llu allocations refused; %llu log chunks, %llu log "
-			"entries\n",
+			"sandtrace: arena %.1f KiB used of %.1f MiB; %llu Ctrie entries (depth %llu, "
+			"cache array %llu slots), %llu CAS retries, %llu allocations refused; %llu "
+			"log chunks, %llu log entries\n",
 			AI("bytes_used") / 1024.0, AI("size") / 1048576.0, AI("snodes"),
-			AI("max_depth"), AI("cas_retries"), AI("full"), AI("log_chunks"),
-			AI("log_entries"));
+			AI("max_depth"), AI("cache_slots"), AI("cas_retries"), AI("full"),
+			AI("log_chunks"), AI("log_entries"));
 #undef AI
 	}
 	if (!have) {

@@ -1164,13 +1164,14 @@ static void finish_report(struct daemon *d)
 		struct sandtrace_ctrie_stats cs = {0};
 		sandtrace_ctrie_stats(&d->arena, &cs);
 		json_t *o = json_pack(
-		    "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "arena",
+		    "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "arena",
 		    "size", (json_int_t)h->size, "bytes_used", (json_int_t)sandtrace_arena_used(&d->arena),
 		    "inserts", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_INSERTS]),
 		    "cas_retries", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_CAS_RETRIES]),
 		    "full", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_FULL]), "attaches",
 		    (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_ATTACHES]), "snodes",
-		    (json_int_t)cs.snodes, "max_depth", (json_int_t)cs.max_depth, "log_chunks",
+		    (json_int_t)cs.snodes, "max_depth", (json_int_t)cs.max_depth, "cache_slots",
+		    (json_int_t)cs.cache_slots, "log_chunks",
 		    (json_int_t)atomic_load(&h->log_nchunks), "log_entries",
 		    (json_int_t)d->logr.entries, "fs_generation", (json_int_t)atomic_load(&h->fs_gen));
 		st__report_emit(&d->report, o);

@@ -762,5 +762,7 @@ int sandtrace_ctrie_stats(const struct sandtrace_arena *a, struct sandtrace_ctri
 	in = st__root(a);
 	if (in == NULL)
 		return -EINVAL;
+	struct st__cache c = st__cache(a, in);
+	st->cache_slots = c.slots ? (uint64_t)c.mask + 1 : 0;
 	return st__walk(a, in, 0, 1, st);
 }

@@ -83,6 +83,7 @@ int sandtrace_ctrie_insert(struct sandtrace_arena *a, unsigned cls, const void *
 /* Statistics gathered by a full walk (daemon, at the end of the run). */
 struct sandtrace_ctrie_stats {
 	uint64_t snodes, cnodes, inodes, lnodes, max_depth;
+	uint64_t cache_slots; /* the current generation's cache array (0: none) */
 };
 
 /* sandtrace_ctrie_stats - walk the current generation.  0 or -EINVAL. */
