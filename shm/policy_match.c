@@ -48,5 +48,26 @@ unsigned sandtrace_policy_match(const void *base, const struct sandtrace_policy_
 			return r->action;
 		}
 	}
+	/*
+	 * No rule matched and the default denies: a directory on the way to an
+	 * allowed prefix ("/", "/var", "/var/tmp" for "allow any /var/tmp/b")
+	 * stays readable (stat, listing), or a fenced build could not stat "/"
+	 * (autoconf's shell search does) nor walk to its own tree; its listing
+	 * still hides every name the sandbox denies.  Never for write or exec,
+	 * and never against a rule that names the directory itself.
+	 */
+	if (t->default_action == SANDTRACE_DENY && cls == SANDTRACE_CLASS_READ) {
+		for (i = 0; i < t->nrules; i++) {
+			const struct sandtrace_policy_rule *r = &t->rules[i];
+			const char *pre = (const char *)base + r->prefix_off;
+			size_t plen = r->prefix_len;
+
+			while (plen > 1 && pre[plen - 1] == '/')
+				plen--;
+			if (r->action == SANDTRACE_ALLOW && plen > len &&
+			    sandtrace_prefix_covers(path, len, pre, plen))
+				return SANDTRACE_ALLOW;
+		}
+	}
 	return t->default_action;
 }

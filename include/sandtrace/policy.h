@@ -37,7 +37,11 @@ int sandtrace_prefix_covers(const char *prefix, size_t plen, const char *path, s
 /*
  * sandtrace_policy_match - first rule (in order) whose class set holds cls
  * (one SANDTRACE_CLASS_* bit) and whose prefix covers path; returns its
- * action, or the table's default.  path is absolute and normalised.
+ * action, or the table's default.  path is absolute and normalised.  When
+ * no rule matches, the default is deny and cls is READ, a proper ancestor
+ * of an allow rule's prefix (component-wise: "/" and "/var" for "/var/tmp")
+ * is allowed: the directories on the way to what the sandbox allows stay
+ * visible.
  * *rule_index gets the rule's index or -1 (may be NULL).  Pure, allocation-
  * free, async-signal-safe; O(rules × prefix length).
  */

@@ -197,7 +197,10 @@ START_TEST(component_boundary)
 	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_WRITE, "/var/tmp/x", NULL), SANDTRACE_ALLOW);
 	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_WRITE, "/var/tmpfoo", NULL), SANDTRACE_DENY);
 	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_WRITE, "/var/tm", NULL), SANDTRACE_DENY);
-	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_READ, "/var", NULL), SANDTRACE_DENY);
+	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_WRITE, "/var", NULL), SANDTRACE_DENY);
+	/* on the way to /var/tmp: readable (ancestors_of_allowed_visible) */
+	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_READ, "/var", NULL), SANDTRACE_ALLOW);
+	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_READ, "/var/tm", NULL), SANDTRACE_DENY);
 	free(t);
 	st__policy_free(&p);
 }
@@ -226,6 +229,45 @@ START_TEST(first_match_wins)
 	    st__policy_decide(t, t, SANDTRACE_CLASS_READ, "/elsewhere", 10, NULL, &rule),
 	    SANDTRACE_ALLOW);
 	ck_assert_int_eq(rule, -1);
+	free(t);
+	st__policy_free(&p);
+}
+END_TEST
+
+/* Under a default deny, the directories on the way to an allowed prefix stay
+ * readable (stat, listing); not writable, not executable, not their siblings,
+ * and a rule naming one of them still wins. */
+START_TEST(ancestors_of_allowed_visible)
+{
+	struct st__policy p;
+	ck_assert_int_eq(parse(&p, "deny read /nonexistent-st/hidden\n"
+				   "allow any /nonexistent-st/hidden/inner\n"
+				   "allow write /nonexistent-st/tree/build\n"
+				   "default deny\n"),
+			 0);
+	struct sandtrace_policy_table *t = compile(&p);
+	int e = -1, rule = 0;
+	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_READ, "/", &e), SANDTRACE_ALLOW);
+	ck_assert_uint_eq(
+	    st__policy_decide(t, t, SANDTRACE_CLASS_READ, "/nonexistent-st/tree", 20, &e, &rule),
+	    SANDTRACE_ALLOW);
+	ck_assert_int_eq(rule, -1);
+	/* the allowed prefix itself and below: its own rule (write only here) */
+	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_READ, "/nonexistent-st/tree/build", &e),
+			  SANDTRACE_DENY);
+	/* siblings and look-alikes stay hidden */
+	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_READ, "/nonexistent-st/treehouse", &e),
+			  SANDTRACE_DENY);
+	ck_assert_int_eq(e, ENOENT);
+	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_READ, "/nonexistent-st/other", &e),
+			  SANDTRACE_DENY);
+	/* not writable (but visible: EACCES), not executable */
+	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_WRITE, "/nonexistent-st", &e), SANDTRACE_DENY);
+	ck_assert_int_eq(e, EACCES);
+	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_EXEC, "/nonexistent-st", &e), SANDTRACE_DENY);
+	/* a rule that names the directory wins over being on the way */
+	ck_assert_uint_eq(decide(t, SANDTRACE_CLASS_READ, "/nonexistent-st/hidden", &e),
+			  SANDTRACE_DENY);
 	free(t);
 	st__policy_free(&p);
 }
@@ -407,6 +449,7 @@ Suite *suite_policy(void)
 	tcase_add_test(tm, component_boundary);
 	tcase_add_test(tm, first_match_wins);
 	tcase_add_test(tm, deny_errno);
+	tcase_add_test(tm, ancestors_of_allowed_visible);
 	tcase_add_test(tm, compile_at_offset);
 	suite_add_tcase(s, tm);
 	return s;
