@@ -109,6 +109,18 @@ try:
 except OSError as e:
     print('refused', e.errno)" > "$W/deep.out" 2>&1
 check "deep cwd under a fence: refused, not written" sh -c "! grep -q WROTE $W/deep.out && [ -z \"\$(find $W/deep -name sneaky.txt)\" ]" && grep -q refused $W/deep.out
+# the directories on the way to what the policy allows stay visible (autoconf's shell search
+# stats "/"), their listings hide the rest, and they are not writable
+PW=$W/onlyw.policy
+{ system_rules; echo "allow any $W/out"; } > "$PW"
+out=$("$ST" run --fence --policy "$PW" -- /usr/bin/stat -c %n / "$W" 2>&1 | tr '\n' ' ')
+check "fenced: / and the dirs on the way to an allowed prefix can be stat'ed (got: $out)" \
+	test "$out" = "/ $W "
+out=$("$ST" run --fence --policy "$PW" -- /usr/bin/ls -a / | tr '\n' ' ')
+check "fenced: ls / lists the way (usr, tmp) and hides the rest (got: $out)" \
+	sh -c "echo '$out' | grep -qw usr && echo '$out' | grep -qw tmp && ! echo '$out' | grep -qw root && ! echo '$out' | grep -qw home"
+"$ST" run --fence --policy "$PW" -- /usr/bin/touch "$W/not-allowed" 2>/dev/null
+check "fenced: a dir on the way is not writable" test ! -e "$W/not-allowed"
 # strict mode turns violations into a failing exit status
 "$ST" run --strict --fence --policy "$W/policy" -- "$DRV" open-r "$W/out/secret" >/dev/null; rc=$?
 check "--strict exits 121 on violations" test $rc -eq 121
