@@ -109,9 +109,14 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
  * verdicts 0x40 | class | nofollow). */
 #define KEY_RESOLVED 0xc0u
 
-/* The per-directory generations, or NULL before the first bump. */
+/* The per-directory generations, or NULL before the first bump.  Once
+ * published the array never moves: the first sight of it is kept. */
+static _Atomic(_Atomic uint32_t *) gen_slots_seen;
 static _Atomic uint32_t *gen_slots(bool create)
 {
+	_Atomic uint32_t *seen = atomic_load_explicit(&gen_slots_seen, memory_order_acquire);
+	if (seen)
+		return seen;
 	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
 	/* acquire: the zeroed array is whole for whoever sees its offset */
 	uint64_t off = atomic_load_explicit(&h->fs_gen_slots, memory_order_acquire);
@@ -127,9 +132,11 @@ static _Atomic uint32_t *gen_slots(bool create)
 		else
 			off = expect;
 	}
-	return off ? sandtrace_arena_ptr(&st__g.arena, off,
-					 SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t))
+	seen = off ? sandtrace_arena_ptr(&st__g.arena, off, SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t))
 		   : NULL;
+	if (seen) /* release: pairs with the acquire above (the zeroed array is whole) */
+		atomic_store_explicit(&gen_slots_seen, seen, memory_order_release);
+	return seen;
 }
 
 /* The slot of the directory part of an absolute path ("/a/b" -> "/a/"):

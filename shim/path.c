@@ -1,5 +1,8 @@
 /* shim/path.c - path arithmetic of the shim: join, clean, fold, and symlink resolution as the kernel does it. */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,6 +55,24 @@ static bool path_is_clean(const char *p, size_t len)
 {
 	if (len > 1 && p[len - 1] == '/')
 		return false;
+#ifdef __SSE2__
+	/* the same test sixteen bytes at a time (windows every 15 bytes) */
+	if (len >= 16) {
+		const __m128i slash = _mm_set1_epi8('/'), dot = _mm_set1_epi8('.');
+		for (size_t i = 0;; i += 15) {
+			if (i + 16 > len)
+				i = len - 16;
+			__m128i w = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+			unsigned sl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, slash));
+			unsigned nx = sl | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, dot));
+			/* bit j + 1 is the byte after bit j's */
+			if ((sl << 1) & nx)
+				return false;
+			if (i + 16 >= len)
+				return true;
+		}
+	}
+#endif
 	if (len < 8) {
 		for (size_t i = 0; i + 1 < len; i++)
 			if (p[i] == '/' && (p[i + 1] == '/' || p[i + 1] == '.'))
