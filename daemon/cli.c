@@ -337,6 +337,14 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 			m->calls ? 100.0 * (double)m->hits / (double)m->calls : 0.0,
 			(unsigned long long)miss, (unsigned long long)m->messages);
 	}
+	if (s->policy_reloads) {
+		json_t *p = s->last_policy;
+		fprintf(f, "sandtrace: policy reloaded %llu time%s (SIGHUP); last: %s, %lld rule(s), default %s\n",
+			(unsigned long long)s->policy_reloads, s->policy_reloads == 1 ? "" : "s",
+			json_string_value(json_object_get(p, "policy")),
+			(long long)json_integer_value(json_object_get(p, "rules")),
+			json_string_value(json_object_get(p, "default")));
+	}
 	if (verbose && s->arena) {
 		json_t *a = s->arena;
 #define AI(k) ((unsigned long long)json_integer_value(json_object_get(a, k)))

@@ -359,6 +359,10 @@ static int scan_one(json_t *obj, unsigned long lineno, void *ctx)
 	} else if (strcmp(type, "arena") == 0) {
 		json_decref(s->arena);
 		s->arena = json_incref(obj);
+	} else if (strcmp(type, "policy") == 0) {
+		json_decref(s->last_policy);
+		s->last_policy = json_incref(obj);
+		s->policy_reloads++;
 	} else if (strcmp(type, "process") == 0) {
 		s->processes++;
 		if (json_is_false(json_object_get(obj, "traced")))
@@ -430,6 +434,7 @@ void st__report_scan_free(struct st__report_scan *s)
 	s->paths = NULL;
 	st__summary_free(&s->summary);
 	json_decref(s->arena);
+	json_decref(s->last_policy);
 	s->arena = NULL;
 	json_decref(s->run);
 	json_decref(s->violation_list);

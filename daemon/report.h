@@ -152,6 +152,8 @@ struct st__report_scan {
 	uint64_t processes, accesses, violations, untraced, unique_paths;
 	json_t *run;		/* the run record (a reference) or NULL */
 	json_t *arena;		/* the arena record (a reference) or NULL: cache statistics */
+	json_t *last_policy;	/* the last policy record (a SIGHUP reload), or NULL */
+	uint64_t policy_reloads; /* policy records */
 	json_t *violation_list; /* array of violation records (references) */
 	json_t *untraced_list;	/* array of untraced process records and untraced access records */
 	void *paths;		/* internal: the set of distinct paths */

@@ -105,6 +105,8 @@ check "reload: one policy record in the report (the new rules, a new generation)
 r=[json.loads(l) for l in open(sys.argv[1])]
 p=[x for x in r if x.get("type")=="policy"]
 sys.exit(0 if len(p)==1 and p[0]["rules"]==8 and p[0]["generation"]>=1 else 1)' "$W/reload.jsonl"
+check "reload: sandtrace report says so" \
+	sh -c "\"$ST\" report \"$W/reload.jsonl\" | grep -q 'policy reloaded 1 time'"
 check "reload: the refusal before it is a violation" \
 	sh -c "grep '\"type\":\"violation\"' '$W/reload.jsonl' | grep -q '$W/secret'"
 done_
