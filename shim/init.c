@@ -242,7 +242,9 @@ void st__init(void)
 
 void st__after_fork_child(void)
 {
-	pthread_mutex_init(&st__g.lock, NULL);
+	/* by assignment: pthread_mutex_init would be a page of libc's code to
+	 * fault in again in every forked child */
+	st__g.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	if (st__g.fd >= 0) /* the parent's connection: ours to close */
 		ST_SYSCALL(SYS_close, st__g.fd);
 	st__g.fd = -1;
