@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -25,6 +27,33 @@ static char *fold(const char *in)
 	ssize_t n = st__path_fold(buf, strlen(buf));
 	return n < 0 ? NULL : buf;
 }
+
+/* The shim's inline system calls keep libc's syscall() contract: the result,
+ * or -1 with errno set; six arguments in the right registers. */
+START_TEST(test_st_syscall)
+{
+	ck_assert_int_eq(ST_SYSCALL(SYS_getpid), getpid());
+	errno = 0;
+	ck_assert_int_eq(ST_SYSCALL(SYS_close, -1), -1);
+	ck_assert_int_eq(errno, EBADF);
+	char buf[64];
+	errno = 0;
+	ck_assert_int_eq(ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/nonexistent-st/x", buf, sizeof(buf)),
+			 -1);
+	ck_assert_int_eq(errno, ENOENT);
+	/* six arguments: mmap's sixth is the offset */
+	int fd = open("/proc/self/exe", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	long p = ST_SYSCALL(SYS_mmap, NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 4096);
+	ck_assert_int_ne(p, -1);
+	char *direct = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 4096);
+	ck_assert(direct != MAP_FAILED);
+	ck_assert_int_eq(memcmp((void *)p, direct, 4096), 0);
+	munmap((void *)p, 4096);
+	munmap(direct, 4096);
+	close(fd);
+}
+END_TEST
 
 START_TEST(test_join)
 {
@@ -214,6 +243,7 @@ Suite *suite_pathnorm(void)
 {
 	Suite *s = suite_create("pathnorm");
 	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_st_syscall);
 	tcase_add_test(tc, test_join);
 	tcase_add_test(tc, test_clean);
 	tcase_add_test(tc, test_clean_random);
