@@ -1654,18 +1654,6 @@ int main(int argc, char **argv)
 		int rc = sandtrace_ctrie_init(&d->arena);
 		if (rc < 0)
 			fatal("starting the Ctrie: %s", strerror(-rc));
-		/*
-		 * The per-directory generations now, not at the first symlink a
-		 * build makes: then the header, the policy, the root, its cache
-		 * array and these share the arena's first 64 KiB, which one
-		 * fault maps for every process (fault-around); a shim allocates
-		 * them itself only in an arena made without them.
-		 */
-		uint64_t goff = sandtrace_arena_alloc(&d->arena, SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t));
-		if (goff != 0)
-			/* release: the zeroed array is whole for whoever acquires it */
-			atomic_store_explicit(&sandtrace_arena_hdr(&d->arena)->fs_gen_slots, goff,
-					      memory_order_release);
 		/* 1M chunk slots: 8 MiB of table, touched only as used */
 		/* one slot per 256 bytes of arena, at most 1M (8 MiB of table,
 		 * touched only as used): small arenas keep room for the Ctrie */

@@ -668,20 +668,12 @@ pid_t st__fork(void)
 	/* inside the shim while the lock is held: a signal handler that runs
 	 * now passes through instead of waiting for the lock */
 	st__depth++;
-	/* The lock is held across fork only when there is a connection to
-	 * keep whole.  In arena runs most processes never make one, and the
-	 * unlock would be the parent's first write after fork: a copy-on-write
-	 * fault of st__g's page in every shell that forks.  (A thread that
-	 * connects during the fork leaves the child a descriptor that
-	 * st__after_fork_child closes, as any inherited one.) */
-	bool locked = st__g.fd >= 0;
-	if (locked)
-		pthread_mutex_lock(&st__g.lock);
+	pthread_mutex_lock(&st__g.lock);
 	pid_t p = REAL(fork)();
 	if (p == 0) {
 		st__after_fork_child();
 		st__log_hello(); /* the child's own process record */
-	} else if (locked) {
+	} else {
 		int saved = errno;
 		pthread_mutex_unlock(&st__g.lock);
 		errno = saved;
