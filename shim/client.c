@@ -146,31 +146,35 @@ static void send_hello_locked(void)
 		munmap(argv, cap);
 }
 
-/* The record log of a vfork child: a chunk of its own in st__vf (the
- * thread's buffers and chunk belong to the parent), its pid from the kernel. */
-static int log_record_vchild(unsigned type, uint32_t flags, const struct iovec *iov, int n)
+/* Append one entry to the writer's chunk *chunk (0: none yet), taking a new
+ * chunk when there is none or it is full; *chunks counts those taken. */
+static int append_in(uint64_t *chunk, unsigned *chunks, int32_t pid, unsigned type,
+		     uint32_t flags, const struct iovec *iov, int n)
 {
-	int32_t pid = st__pid();
 	uint64_t need = sizeof(struct sandtrace_log_entry) + 8;
 	for (int i = 0; i < n; i++)
 		need += iov[i].iov_len;
 	for (int tries = 0; tries < 2; tries++) {
-		if (!st__vf.chunk) {
+		if (!*chunk) {
+			/* most processes write a HELLO, a few records and an EXIT:
+			 * their first chunk is small (a build starts tens of
+			 * thousands of processes, all in one arena); a writer that
+			 * writes more gets page-sized chunks after it */
+			uint64_t first = SANDTRACE_LOG_CHUNK_FIRST;
 			uint64_t cap = need > SANDTRACE_LOG_CHUNK ? (need + 4095) & ~(uint64_t)4095
-								  : SANDTRACE_LOG_CHUNK_FIRST;
-			if (cap < need)
-				cap = SANDTRACE_LOG_CHUNK;
+				       : (*chunks == 0 && need <= first) ? first
+									 : SANDTRACE_LOG_CHUNK;
 			if (cap > UINT32_MAX)
 				return -1;
-			st__vf.chunk = sandtrace_log_chunk_new(&st__g.arena, (uint32_t)cap, pid);
-			if (!st__vf.chunk)
-				return -1;
+			*chunk = sandtrace_log_chunk_new(&st__g.arena, (uint32_t)cap, pid);
+			(*chunks)++;
+			if (!*chunk)
+				return -1; /* table or arena full: the socket takes over */
 		}
-		if (sandtrace_log_append(&st__g.arena, st__vf.chunk, pid, st__g.uid, type, flags, iov,
-					 n) == 0)
+		if (sandtrace_log_append(&st__g.arena, *chunk, pid, st__g.uid, type, flags, iov, n) == 0)
 			return 0;
-		sandtrace_log_seal(&st__g.arena, st__vf.chunk);
-		st__vf.chunk = 0;
+		sandtrace_log_seal(&st__g.arena, *chunk);
+		*chunk = 0;
 	}
 	return -1;
 }
@@ -179,6 +183,10 @@ int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n
 {
 	if (!st__g.arena.base || !st__g.log_ok)
 		return -1;
+	/* a vfork child: the thread's chunk is its parent's; it writes a chunk of
+	 * its own (st__vf) with its pid from the kernel */
+	if (st__vchild)
+		return append_in(&st__vf.chunk, &st__vf.chunks, st__pid(), type, flags, iov, n);
 	struct st_tls *t = st__tls();
 	if (!t)
 		return -1;
@@ -188,37 +196,8 @@ int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n
 		t->chunk = 0; /* the parent's chunk, inherited through fork: not ours */
 		t->chunks = 0;
 	}
-	if (st__vchild) /* a vfork child: t is its parent's thread's */
-		return log_record_vchild(type, flags, iov, n);
-	uint64_t need = sizeof(struct sandtrace_log_entry) + 8;
-	for (int i = 0; i < n; i++)
-		need += iov[i].iov_len;
-	for (int tries = 0; tries < 2; tries++) {
-		if (!t->chunk) {
-			/* most processes write a HELLO, a few records and an EXIT:
-			 * their first chunk is small (a build starts tens of
-			 * thousands of processes, all in one arena); a thread that
-			 * writes more gets page-sized chunks after it */
-			uint64_t first = SANDTRACE_LOG_CHUNK_FIRST;
-			uint64_t cap = need > SANDTRACE_LOG_CHUNK ? (need + 4095) & ~(uint64_t)4095
-				       : (t->chunks == 0 && need <= first) ? first
-									 : SANDTRACE_LOG_CHUNK;
-			if (cap > UINT32_MAX)
-				return -1;
-			t->chunk = sandtrace_log_chunk_new(&st__g.arena, (uint32_t)cap, st__g.pid);
-			t->chunk_gen = gen;
-			t->chunks++;
-			if (!t->chunk)
-				return -1; /* table or arena full: the socket takes over */
-		}
-		int r = sandtrace_log_append(&st__g.arena, t->chunk, st__g.pid, st__g.uid, type,
-					     flags, iov, n);
-		if (r == 0)
-			return 0;
-		sandtrace_log_seal(&st__g.arena, t->chunk);
-		t->chunk = 0;
-	}
-	return -1;
+	t->chunk_gen = gen; /* of the chunk it has, or of the one it takes */
+	return append_in(&t->chunk, &t->chunks, st__g.pid, type, flags, iov, n);
 }
 
 void st__log_seal(struct st_tls *t)

@@ -168,6 +168,7 @@ struct st_vfork {
 	int depth, level;  /* st__depth/st__level of the parent at vfork */
 	bool hello;        /* the child's HELLO is logged */
 	uint64_t chunk;    /* the child's log chunk, or 0 */
+	unsigned chunks;   /* chunks it has taken */
 	void *map;         /* the child's exec environment (a mapping in our memory) */
 	size_t maplen;
 };
