@@ -44,6 +44,14 @@ const char *st__class_name(unsigned cls)
 	return "?";
 }
 
+bool st__policy_has_ask(const struct st__policy *p)
+{
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].action == SANDTRACE_ASK)
+			return true;
+	return false;
+}
+
 void st__policy_free(struct st__policy *p)
 {
 	for (size_t i = 0; i < p->nrules; i++) {

@@ -87,6 +87,10 @@ int st__policy_add(struct st__policy *p, unsigned action, unsigned classes, cons
 		   const char *origin);
 
 /* st__policy_free - release the rules; *p becomes empty.  Safe on an empty policy. */
+/* st__policy_has_ask - does a rule of p ask the daemon (and so need the
+ * package registry)?  The default is never ask. */
+bool st__policy_has_ask(const struct st__policy *p);
+
 void st__policy_free(struct st__policy *p);
 
 /*

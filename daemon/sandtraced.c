@@ -352,10 +352,7 @@ static const char *ask_judge(struct daemon *d, const char *path, size_t len,
  */
 static void setup_registry(struct daemon *d, void (*fatal_fn)(const char *, ...))
 {
-	for (size_t i = 0; i < d->policy.nrules; i++)
-		if (d->policy.rules[i].action == SANDTRACE_ASK)
-			d->want_registry = true;
-	if (d->audit)
+	if (st__policy_has_ask(&d->policy) || d->audit)
 		d->want_registry = true;
 	if (!d->want_registry)
 		return;
@@ -1483,10 +1480,7 @@ static void reload_policy(struct daemon *d)
 		st__log("error: policy reload: %s (the current policy stays)", err);
 		return;
 	}
-	bool asks = pol.default_action == SANDTRACE_ASK;
-	for (size_t i = 0; i < pol.nrules; i++)
-		asks = asks || pol.rules[i].action == SANDTRACE_ASK;
-	if (asks && !d->want_registry) {
+	if (st__policy_has_ask(&pol) && !d->want_registry) {
 		st__log("error: policy reload: %s has ask rules, but the run started without the "
 			"package registry (no ask rule, no --audit): restart the daemon (the current "
 			"policy stays)",

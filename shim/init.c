@@ -175,11 +175,11 @@ bool st__policy_take(void)
 		/* trivial: no rule can refuse anything (trace only, or only
 		 * allow rules such as the command's own): no verdicts needed */
 		bool all_allow = t->default_action == SANDTRACE_ALLOW;
-		for (uint32_t i = 0; all_allow && i < t->nrules; i++)
-			all_allow = t->rules[i].action == SANDTRACE_ALLOW;
 		bool asks = t->default_action == SANDTRACE_ASK;
-		for (uint32_t i = 0; !asks && i < t->nrules; i++)
-			asks = t->rules[i].action == SANDTRACE_ASK;
+		for (uint32_t i = 0; i < t->nrules; i++) {
+			all_allow = all_allow && t->rules[i].action == SANDTRACE_ALLOW;
+			asks = asks || t->rules[i].action == SANDTRACE_ASK;
+		}
 		atomic_store(&st__g.policy, t);
 		atomic_store(&st__g.trivial_policy, all_allow);
 		atomic_store(&st__g.policy_asks, asks);

@@ -216,8 +216,7 @@ int sandtrace_arena_unlink(const char *name)
  * the header alone: a corrupted header must not make us write outside the map.
  */
 /* One area's bump pointer and bounds: [lo, hi). */
-static uint64_t st__alloc_from(struct sandtrace_arena *a, _Atomic uint64_t *bump, uint64_t lo,
-			       uint64_t hi, uint64_t need)
+static uint64_t st__alloc_from(_Atomic uint64_t *bump, uint64_t lo, uint64_t hi, uint64_t need)
 {
 	/* relaxed: bump orders nothing; the bytes are published by a later release. */
 	uint64_t old = atomic_load_explicit(bump, memory_order_relaxed);
@@ -257,13 +256,13 @@ uint64_t sandtrace_arena_alloc_in(struct sandtrace_arena *a, enum sandtrace_aren
 	need = st__align_up(size);
 	bool areas = st__areas(a);
 	if (areas && area == SANDTRACE_AREA_KEYS)
-		off = st__alloc_from(a, &h->bump_keys, st__area_base(a->size, SANDTRACE_AREA_KEYS),
+		off = st__alloc_from(&h->bump_keys, st__area_base(a->size, SANDTRACE_AREA_KEYS),
 				     st__area_base(a->size, SANDTRACE_AREA_LOG), need);
 	else if (areas && area == SANDTRACE_AREA_LOG)
-		off = st__alloc_from(a, &h->bump_log, st__area_base(a->size, SANDTRACE_AREA_LOG),
+		off = st__alloc_from(&h->bump_log, st__area_base(a->size, SANDTRACE_AREA_LOG),
 				     a->size, need);
 	if (off == 0)
-		off = st__alloc_from(a, &h->bump, sizeof(*h),
+		off = st__alloc_from(&h->bump, sizeof(*h),
 				     areas ? st__area_base(a->size, SANDTRACE_AREA_KEYS) : a->size,
 				     need);
 	if (off != 0)
