@@ -170,11 +170,11 @@ static const char *key_of_abs(struct st_acc *a, size_t *len)
 {
 	uint32_t gen = 0;
 	if (st__g.arena.base) {
-		/* acquire: pairs with the bump after the namespace change */
 		struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
 		/* every counter only grows: their sum moves when any does (a
 		 * policy reload, a namespace change anywhere or in this
-		 * directory), and keys of the older sum miss */
+		 * directory), and keys of the older sum miss.  acquire: pairs
+		 * with the bump after the namespace change (or the reload) */
 		gen = (uint32_t)atomic_load_explicit(&h->fs_gen, memory_order_acquire) +
 		      (uint32_t)atomic_load_explicit(&h->generation, memory_order_acquire);
 		_Atomic uint32_t *slots = gen_slots(false);
@@ -207,6 +207,13 @@ static void fs_gen_bump(struct st_acc *a, bool global)
 	else
 		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen, 1,
 					  memory_order_release);
+}
+
+/* Does abs, its symlinks followed, name a directory? */
+static bool followed_is_dir(const char *abs)
+{
+	struct stat st;
+	return ST_SYSCALL(SYS_newfstatat, AT_FDCWD, abs, &st, 0) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* Build a->abs: the absolute spelling, cleaned but with ".." kept. */
@@ -519,9 +526,7 @@ int st__pre(struct st_acc *a)
 		if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			a->was_link = S_ISLNK(st.st_mode);
 			a->was_dir = S_ISDIR(st.st_mode);
-			a->link_to_dir = a->was_link &&
-					 ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st, 0) == 0 &&
-					 S_ISDIR(st.st_mode);
+			a->link_to_dir = a->was_link && followed_is_dir(a->abs);
 		} else
 			a->was_missing = errno == ENOENT;
 	}
@@ -597,8 +602,7 @@ void st__post(struct st_acc *a, int err)
 		else if (a->was_missing &&
 			 ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 			 S_ISLNK(st.st_mode))
-			fs_gen_bump(a, ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st, 0) == 0 &&
-					   S_ISDIR(st.st_mode));
+			fs_gen_bump(a, followed_is_dir(a->abs));
 	}
 	if (err == 0 && (st__g.flags & SANDTRACE_F_IDENTITY) &&
 	    (kind == SANDTRACE_KIND_READ || kind == SANDTRACE_KIND_EXEC) && post_identity(a, kind))
