@@ -113,7 +113,6 @@ struct daemon {
 	int epfd, lfd, sigfd;
 	bool stopping;
 	bool reload_pending; /* SIGHUP: re-read the policy file */
-	unsigned policy_reloads;
 	char start_cwd[PATH_MAX]; /* what relative policy prefixes are relative to */
 	bool parent_lost; /* the CLI died first: nobody will clean up after us */
 	struct sandtrace_arena arena;
@@ -1498,7 +1497,6 @@ static void reload_policy(struct daemon *d)
 		gen = atomic_fetch_add_explicit(&sandtrace_arena_hdr(&d->arena)->generation, 1,
 						memory_order_release) +
 		      1;
-	d->policy_reloads++;
 	st__log("policy reloaded: %s: %zu rule(s), default %s (generation %llu)", d->policy.name,
 		d->policy.nrules, st__action_name(d->policy.default_action), (unsigned long long)gen);
 	json_t *rec = json_pack("{s:s, s:I, s:s, s:I, s:s, s:I}", "type", "policy", "seq",
