@@ -68,7 +68,7 @@ static inline uint64_t st__mum(uint64_t a, uint64_t b)
 	return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
-uint64_t sandtrace_ctrie_hash(unsigned cls, const void *key, size_t len)
+static inline uint64_t st__hash(unsigned cls, const void *key, size_t len)
 {
 	const uint8_t *p = key;
 	uint64_t seed = ST__K3 ^ ((uint64_t)(cls & 0xffu) * ST__K2);
@@ -106,12 +106,25 @@ uint64_t sandtrace_ctrie_hash(unsigned cls, const void *key, size_t len)
 	return st__mum(a ^ ST__K0 ^ (uint64_t)len, b ^ ST__K1);
 }
 
+uint64_t sandtrace_ctrie_hash(unsigned cls, const void *key, size_t len)
+{
+	return st__hash(cls, key, len);
+}
+
 /* ---- node access (bounds-checked) -------------------------------------- */
 
 /* Pointer to need bytes at off, or NULL if any of them lies outside the map or in the header. */
 static inline void *st__at(const struct sandtrace_arena *a, uint64_t off, uint64_t need)
 {
 	if (off < ST__HDR_SIZE || off > a->size || need > a->size - off)
+		return NULL;
+	return a->base + off;
+}
+
+/* st__at for a 32-bit offset and a need below 2^32: the sum cannot wrap in 64 bits, so one compare does */
+static inline void *st__at32(const struct sandtrace_arena *a, uint32_t off, uint32_t need)
+{
+	if (off < ST__HDR_SIZE || (uint64_t)off + need > a->size)
 		return NULL;
 	return a->base + off;
 }
@@ -138,7 +151,7 @@ static inline struct st__inode *st__root(const struct sandtrace_arena *a)
 
 	if ((root & ST__TAG_MASK) != 0 || root > UINT32_MAX)
 		return NULL;
-	return st__at(a, root, sizeof(struct st__inode));
+	return st__at32(a, (uint32_t)root, sizeof(struct st__inode));
 }
 
 /*
@@ -150,7 +163,7 @@ static inline int st__snode_match(const struct sandtrace_arena *a, uint32_t off,
 				  uint32_t lencls, const void *key, size_t len, uint32_t *value,
 				  uint64_t *hash_out)
 {
-	const struct st__snode *s = st__at(a, off, sizeof(*s));
+	const struct st__snode *s = st__at32(a, off, sizeof(*s));
 
 	if (s == NULL)
 		return -EINVAL;
@@ -159,7 +172,8 @@ static inline int st__snode_match(const struct sandtrace_arena *a, uint32_t off,
 	/* Hash and (len, cls) first: a different key almost never gets past these. */
 	if (s->hash != hash || s->lencls != lencls)
 		return 0;
-	if (st__at(a, off, sizeof(*s) + len) == NULL)
+	/* len < 2^24 (every caller checked it against ST__KEY_MAX) */
+	if (st__at32(a, off, (uint32_t)(sizeof(*s) + len)) == NULL)
 		return -EINVAL;
 	if (len != 0 && memcmp(s->key, key, len) != 0)
 		return 0;
@@ -169,25 +183,39 @@ static inline int st__snode_match(const struct sandtrace_arena *a, uint32_t off,
 }
 
 /*
- * The cache array, after Prokopec's cache-trie (PPoPP 2018): a direct-mapped
- * table of SNode links indexed by hash bits the trie's top levels do not use
- * (bits 32 and up), named by the generation's root INode (so a reader that
- * acquired the root sees its cache: one generation, one cache).  It only
- * ever answers "present": a slot holds the link of an SNode that was
- * published in the trie before the slot was written, and SNodes never
- * change, so a slot that names another key (or nothing) just sends the
- * lookup down the trie.  It starts small (2^12 slots, 4 pages: a process of
- * a small build touches few pages) and, as in the cache-trie, grows with the
- * trie: once the arena has had as many inserts as the cache has slots, an
- * insert allocates one four times larger (up to 2^18 slots, 1 MiB) and
- * installs it with a CAS; the new one fills as lookups pass.
+ * The cache array, after Prokopec's cache-trie ("Cache-Tries: Concurrent
+ * Lock-Free Hash Tries with Constant-Time Operations", PPoPP 2018;
+ * arXiv:1712.09636): a table in front of the trie that answers most lookups
+ * with one cache line and one SNode, named by the generation's root INode
+ * (a reader that acquired the root sees its cache: one generation, one
+ * cache).  Where the cache-trie caches the nodes of one trie level, this one
+ * caches SNodes, set-associatively: buckets of ST__CACHE_WAYS 64-bit
+ * entries (32 bytes, aligned so that a bucket never straddles a cache
+ * line), indexed by hash bits the trie's top levels do not use (bits 32 and
+ * up).  An entry is (low 32 bits of the hash) << 32 | SNode link: a lookup
+ * rejects another key's entry on its tag without reading that SNode, and
+ * four keys share a bucket before one evicts another (a direct-mapped table
+ * of bare links lost a third of 100k keys to slot conflicts, each conflict
+ * a wrong SNode read and a full walk).
+ * It only ever answers "present": an entry names an SNode that was
+ * published in the trie before the entry was written, and SNodes never
+ * change, so an entry of another key (or none) sends the lookup down the
+ * trie.  Entries are written whole (one 64-bit store or CAS) and never
+ * cleared; a bucket fills from way 0.
+ * It starts at 2^12 entries (32 KiB: a process of a small build touches few
+ * pages) and, as in the cache-trie, grows with the trie: once the arena has
+ * had as many inserts as the cache has entries, an insert allocates one four
+ * times larger (up to 2^18 entries, 2 MiB) and installs it with a CAS; the
+ * new one fills as lookups pass.
  */
 #define ST__CACHE_MIN_LOG 12u
 #define ST__CACHE_MAX_LOG 18u
+#define ST__CACHE_ALIGN 64u
 
 struct st__cache {
-	_Atomic uint32_t *slots; /* NULL: no cache */
-	uint32_t mask;
+	_Atomic uint64_t *slots; /* NULL: no cache */
+	uint32_t mask;           /* of bucket numbers */
+	uint32_t lg;             /* log2 of the entries */
 };
 
 static inline struct st__cache st__cache(const struct sandtrace_arena *a,
@@ -196,17 +224,19 @@ static inline struct st__cache st__cache(const struct sandtrace_arena *a,
 	/* acquire: the (zeroed) array is whole for whoever sees its word */
 	uint64_t w = atomic_load_explicit(&root->cache, memory_order_acquire);
 	uint32_t off = (uint32_t)w, lg = (uint32_t)(w >> 32);
-	struct st__cache c = {NULL, 0};
-	if (off == 0 || lg < ST__CACHE_MIN_LOG || lg > ST__CACHE_MAX_LOG)
+	struct st__cache c = {NULL, 0, 0};
+	/* one unsigned compare: MIN_LOG <= lg <= MAX_LOG */
+	if (lg - ST__CACHE_MIN_LOG > ST__CACHE_MAX_LOG - ST__CACHE_MIN_LOG || off % ST__CACHE_ALIGN)
 		return c;
-	c.slots = st__at(a, off, ((size_t)1 << lg) * sizeof(uint32_t));
-	c.mask = c.slots ? ((uint32_t)1 << lg) - 1 : 0;
+	c.slots = st__at32(a, off, (uint32_t)sizeof(uint64_t) << lg);
+	c.mask = ((uint32_t)1 << lg) / ST__CACHE_WAYS - 1;
+	c.lg = lg;
 	return c;
 }
 
-static inline uint32_t st__cache_slot(struct st__cache c, uint64_t hash)
+static inline _Atomic uint64_t *st__bucket(struct st__cache c, uint64_t hash)
 {
-	return (uint32_t)(hash >> 32) & c.mask;
+	return c.slots + (size_t)((uint32_t)(hash >> 32) & c.mask) * ST__CACHE_WAYS;
 }
 
 /* 1 and *value when the cache names (cls, key); else 0 (look in the trie). */
@@ -216,50 +246,80 @@ static inline int st__cache_probe(const struct sandtrace_arena *a, struct st__ca
 {
 	if (c.slots == NULL)
 		return 0;
-	/* acquire: pairs with the release store in st__cache_fill, so the
-	 * SNode it names is seen whole */
-	uint32_t br = atomic_load_explicit(&c.slots[st__cache_slot(c, hash)], memory_order_acquire);
-	if ((br & ST__TAG_MASK) != ST__TAG_SNODE)
-		return 0;
-	return st__snode_match(a, st__off(br), hash, lencls, key, len, value, NULL) == 1;
+	_Atomic uint64_t *b = st__bucket(c, hash);
+	uint64_t e = 0;
+	/*
+	 * All four ways (one cache line), the matching tag picked without a
+	 * branch: the way a key sits in is random, and a mispredicted branch
+	 * on a load that missed the cache would throw away the work the CPU
+	 * overlapped with it.  acquire: pairs with the release in
+	 * st__cache_fill, so the SNode the entry names is seen whole.
+	 */
+	for (unsigned i = ST__CACHE_WAYS; i-- > 0;) {
+		uint64_t w = atomic_load_explicit(&b[i], memory_order_acquire);
+		e = (uint32_t)(w >> 32) == (uint32_t)hash ? w : e;
+	}
+	return ((uint32_t)e & ST__TAG_MASK) == ST__TAG_SNODE &&
+	       st__snode_match(a, st__off((uint32_t)e), hash, lencls, key, len, value, NULL) == 1;
 }
 
-static inline void st__cache_fill(struct st__cache c, uint64_t hash, uint32_t br)
+/* Name the SNode br (published, of this hash) in its bucket: the first
+ * empty way, else the way the hash picks (evicting its key). */
+static void st__cache_fill(struct st__cache c, uint64_t hash, uint32_t br)
 {
-	/* release: whoever acquires the slot sees the SNode (which this
-	 * thread saw published, or published itself); a racing fill of
-	 * another key simply wins the slot */
-	if (c.slots != NULL)
-		atomic_store_explicit(&c.slots[st__cache_slot(c, hash)], br, memory_order_release);
+	if (c.slots == NULL)
+		return;
+	_Atomic uint64_t *b = st__bucket(c, hash);
+	uint64_t want = (uint64_t)(uint32_t)hash << 32 | br;
+	for (unsigned i = 0; i < ST__CACHE_WAYS; i++) {
+		uint64_t e = atomic_load_explicit(&b[i], memory_order_relaxed);
+		if (e == want)
+			return;
+		/* release on success: whoever acquires the entry sees the
+		 * SNode (which this thread saw published, or published
+		 * itself); a racing fill that took the way first keeps it */
+		if (e == 0 && (atomic_compare_exchange_strong_explicit(&b[i], &e, want,
+								       memory_order_release,
+								       memory_order_relaxed) ||
+			       e == want))
+			return;
+	}
+	/* release: as above */
+	atomic_store_explicit(&b[(hash >> 30) & (ST__CACHE_WAYS - 1)], want, memory_order_release);
 }
 
 static uint32_t st__node_alloc(struct sandtrace_arena *a, size_t bytes);
 
+/* A zeroed (empty) cache array of 2^lg entries, ST__CACHE_ALIGN-aligned: its offset or 0. */
+static uint32_t st__cache_alloc(struct sandtrace_arena *a, uint32_t lg)
+{
+	/* nodes are 16-byte aligned: 48 spare bytes reach the next line */
+	uint32_t off = st__node_alloc(a, (sizeof(uint64_t) << lg) + ST__CACHE_ALIGN - 16);
+	return off ? (off + ST__CACHE_ALIGN - 1) & ~(ST__CACHE_ALIGN - 1) : 0;
+}
+
 /*
  * After an insert: when the arena has had as many inserts as the cache has
- * slots, install a cache four times larger (zeroed, so empty).  Lock-free:
+ * entries, install a cache four times larger (zeroed, so empty).  Lock-free:
  * of racing processes one CAS wins, the others' arrays stay unused in the
  * arena (there is no free).  Linearization point: the successful CAS
  * (release: the zeroed array is whole for whoever acquires the word).
  */
 static void st__cache_grow(struct sandtrace_arena *a, struct st__inode *root, struct st__cache c)
 {
-	if (c.slots == NULL)
-		return;
-	uint32_t lg = (uint32_t)__builtin_ctz(c.mask + 1);
-	if (lg + 2 > ST__CACHE_MAX_LOG)
+	if (c.slots == NULL || c.lg + 2 > ST__CACHE_MAX_LOG)
 		return;
 	uint64_t inserts = atomic_load_explicit(&sandtrace_arena_hdr(a)->counters[SANDTRACE_CTR_INSERTS],
 						memory_order_relaxed);
-	if (inserts < (uint64_t)c.mask + 1)
+	if (inserts < (uint64_t)1 << c.lg)
 		return;
 	uint64_t w = atomic_load_explicit(&root->cache, memory_order_relaxed);
-	if ((uint32_t)(w >> 32) != lg)
+	if ((uint32_t)(w >> 32) != c.lg)
 		return; /* someone grew it already */
-	uint32_t off = st__node_alloc(a, ((size_t)1 << (lg + 2)) * sizeof(uint32_t));
+	uint32_t off = st__cache_alloc(a, c.lg + 2);
 	if (off == 0)
 		return; /* a full arena keeps the cache it has */
-	atomic_compare_exchange_strong_explicit(&root->cache, &w, (uint64_t)(lg + 2) << 32 | off,
+	atomic_compare_exchange_strong_explicit(&root->cache, &w, (uint64_t)(c.lg + 2) << 32 | off,
 						memory_order_release, memory_order_relaxed);
 }
 
@@ -271,9 +331,9 @@ static inline const struct st__lnode *st__lnode(const struct sandtrace_arena *a,
 
 	if ((main & ST__TAG_MASK) != ST__TAG_LNODE)
 		return NULL;
-	ln = st__at(a, st__off(main), sizeof(*ln));
+	ln = st__at32(a, st__off(main), sizeof(*ln));
 	if (ln == NULL || ln->count == 0 || ln->count > ST__LNODE_MAX ||
-	    st__at(a, st__off(main), sizeof(*ln) + (uint64_t)ln->count * 4) == NULL)
+	    st__at32(a, st__off(main), sizeof(*ln) + (uint64_t)ln->count * 4) == NULL)
 		return NULL;
 	*count = ln->count;
 	return ln;
@@ -281,33 +341,27 @@ static inline const struct st__lnode *st__lnode(const struct sandtrace_arena *a,
 
 /* ---- lookup ------------------------------------------------------------ */
 
-/*
- * Lookup.  Allocation-free, lock-free (wait-free: the walk is bounded by
- * the hash length and never retries), async-signal-safe.
- * Linearization point: the acquire load of the INode main node from which
- * the answer is read: the SNode found (or not found) in that CNode/LNode is
- * the state of the trie at that instant, since main nodes are immutable.
- */
-int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsigned cls,
-			    const void *key, size_t len, uint32_t *value)
+/* The cache's answer (a hit: 1 and *value), else 0.  The common case of
+ * every lookup and of every insert of a present key: kept small and inline,
+ * the walk below is out of line. */
+static inline int st__cached(const struct sandtrace_arena *a, uint64_t hash, uint32_t lencls,
+			     const void *key, size_t len, uint32_t *value)
 {
-	const struct st__inode *in;
-	uint32_t lencls;
+	const struct st__inode *root = st__root(a);
+	return root != NULL && st__cache_probe(a, st__cache(a, root), hash, lencls, key, len, value);
+}
+
+/* The walk from the root, for what the cache did not answer. */
+static __attribute__((noinline)) int st__lookup_walk(const struct sandtrace_arena *a,
+						     uint64_t hash, uint32_t lencls,
+						     const void *key, size_t len, uint32_t *value)
+{
+	const struct st__inode *in = st__root(a);
 	unsigned shift;
 
-	if (a == NULL || a->base == NULL)
-		return -EINVAL;
-	if (len > ST__KEY_MAX)
-		return 0; /* never insertable, so never present */
-	if (len != 0 && key == NULL)
-		return -EINVAL;
-	in = st__root(a);
 	if (in == NULL)
 		return -EINVAL;
-	lencls = (uint32_t)len << 8 | (cls & 0xffu);
 	struct st__cache cache = st__cache(a, in);
-	if (st__cache_probe(a, cache, hash, lencls, key, len, value))
-		return 1;
 	for (shift = 0;; shift += ST__BITS) {
 		/*
 		 * acquire: pairs with the release half of the CAS (or the
@@ -337,7 +391,7 @@ int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsi
 		}
 		if ((m & ST__TAG_MASK) != ST__TAG_CNODE)
 			return -EINVAL;
-		cn = st__at(a, st__off(m), sizeof(*cn));
+		cn = st__at32(a, st__off(m), sizeof(*cn));
 		if (cn == NULL)
 			return -EINVAL;
 		bmp = cn->bitmap;
@@ -345,7 +399,7 @@ int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsi
 		if ((bmp & flag) == 0)
 			return 0;
 		pos = (unsigned)__builtin_popcountll(bmp & (flag - 1));
-		if (st__at(a, st__off(m), st__cnode_bytes(pos + 1)) == NULL)
+		if (st__at32(a, st__off(m), st__cnode_bytes(pos + 1)) == NULL)
 			return -EINVAL;
 		br = cn->br[pos];
 		switch (br & ST__TAG_MASK) {
@@ -356,7 +410,7 @@ int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsi
 			return r;
 		}
 		case ST__TAG_INODE:
-			in = st__at(a, st__off(br), sizeof(*in));
+			in = st__at32(a, st__off(br), sizeof(*in));
 			if (in == NULL)
 				return -EINVAL;
 			break;
@@ -364,6 +418,31 @@ int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsi
 			return -EINVAL;
 		}
 	}
+}
+
+/*
+ * Lookup.  Allocation-free, lock-free (wait-free: the walk is bounded by
+ * the hash length and never retries), async-signal-safe.
+ * Linearization point: for a cache hit, the acquire load of the entry (the
+ * SNode it names was in the trie before the entry was written, and nothing
+ * is ever removed, so the key is present at that instant); otherwise the
+ * acquire load of the INode main node from which the answer is read: the
+ * SNode found (or not found) in that CNode/LNode is the state of the trie
+ * at that instant, since main nodes are immutable.
+ */
+int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsigned cls,
+			    const void *key, size_t len, uint32_t *value)
+{
+	if (a == NULL || a->base == NULL)
+		return -EINVAL;
+	if (len > ST__KEY_MAX)
+		return 0; /* never insertable, so never present */
+	if (len != 0 && key == NULL)
+		return -EINVAL;
+	uint32_t lencls = (uint32_t)len << 8 | (cls & 0xffu);
+	if (st__cached(a, hash, lencls, key, len, value))
+		return 1;
+	return st__lookup_walk(a, hash, lencls, key, len, value);
 }
 
 int sandtrace_ctrie_lookup(const struct sandtrace_arena *a, unsigned cls, const void *key,
@@ -374,8 +453,13 @@ int sandtrace_ctrie_lookup(const struct sandtrace_arena *a, unsigned cls, const 
 		return -EINVAL;
 	if (len > ST__KEY_MAX)
 		return 0;
-	return st__ctrie_lookup_hashed(a, sandtrace_ctrie_hash(cls, key, len), cls, key, len,
-				       value);
+	if (a == NULL || a->base == NULL)
+		return -EINVAL;
+	uint64_t hash = st__hash(cls, key, len);
+	uint32_t lencls = (uint32_t)len << 8 | (cls & 0xffu);
+	if (st__cached(a, hash, lencls, key, len, value))
+		return 1;
+	return st__lookup_walk(a, hash, lencls, key, len, value);
 }
 
 /* ---- insert ------------------------------------------------------------ */
@@ -492,25 +576,21 @@ static uint32_t st__dual(struct sandtrace_arena *a, uint32_t s1, uint64_t h1, ui
  * next attempt.
  * Linearization point: the successful CAS (acq_rel) on an INode's main
  * that installs the new CNode/LNode holding the SNode; for "already
- * present", the acquire load of the main node in which the key was found.
+ * present", the acquire load of the cache entry that named it, or of the
+ * main node in which the key was found.
  */
-int st__ctrie_insert_hashed(struct sandtrace_arena *a, uint64_t hash, unsigned cls,
-			    const void *key, size_t len, uint32_t value, uint32_t *prev)
+static __attribute__((noinline)) int st__insert_walk(struct sandtrace_arena *a, uint64_t hash,
+						     uint32_t lencls, const void *key,
+						     size_t len, uint32_t value, uint32_t *prev)
 {
-	struct st__inode *in;
-	uint32_t lencls, sn = 0;
+	struct st__inode *in = st__root(a);
+	uint32_t sn = 0;
 	unsigned shift = 0;
 
-	if (a == NULL || a->base == NULL || len > ST__KEY_MAX || (len != 0 && key == NULL))
-		return -EINVAL;
-	in = st__root(a);
 	if (in == NULL)
 		return -EINVAL;
-	lencls = (uint32_t)len << 8 | (cls & 0xffu);
 	struct st__inode *root = in;
 	struct st__cache cache = st__cache(a, in);
-	if (st__cache_probe(a, cache, hash, lencls, key, len, prev))
-		return 0; /* present: the hit path of "already recorded" */
 	for (;;) {
 		/*
 		 * acquire: the main node's content is read (and copied) below;
@@ -569,12 +649,12 @@ int st__ctrie_insert_hashed(struct sandtrace_arena *a, uint64_t hash, unsigned c
 
 		if ((m & ST__TAG_MASK) != ST__TAG_CNODE)
 			return -EINVAL;
-		cn = st__at(a, st__off(m), sizeof(*cn));
+		cn = st__at32(a, st__off(m), sizeof(*cn));
 		if (cn == NULL)
 			return -EINVAL;
 		bmp = cn->bitmap;
 		n = (unsigned)__builtin_popcountll(bmp);
-		if (st__at(a, st__off(m), st__cnode_bytes(n)) == NULL)
+		if (st__at32(a, st__off(m), st__cnode_bytes(n)) == NULL)
 			return -EINVAL;
 		flag = UINT64_C(1) << ((hash >> shift) & ST__LEVEL_MASK);
 		pos = (unsigned)__builtin_popcountll(bmp & (flag - 1));
@@ -598,7 +678,7 @@ int st__ctrie_insert_hashed(struct sandtrace_arena *a, uint64_t hash, unsigned c
 			int r;
 
 			if ((br & ST__TAG_MASK) == ST__TAG_INODE) {
-				in = st__at(a, st__off(br), sizeof(*in));
+				in = st__at32(a, st__off(br), sizeof(*in));
 				if (in == NULL)
 					return -EINVAL;
 				shift += ST__BITS;
@@ -643,14 +723,28 @@ int st__ctrie_insert_hashed(struct sandtrace_arena *a, uint64_t hash, unsigned c
 	}
 }
 
+int st__ctrie_insert_hashed(struct sandtrace_arena *a, uint64_t hash, unsigned cls,
+			    const void *key, size_t len, uint32_t value, uint32_t *prev)
+{
+	if (a == NULL || a->base == NULL || len > ST__KEY_MAX || (len != 0 && key == NULL))
+		return -EINVAL;
+	uint32_t lencls = (uint32_t)len << 8 | (cls & 0xffu);
+	if (st__cached(a, hash, lencls, key, len, prev))
+		return 0; /* present: the hit path of "already recorded" */
+	return st__insert_walk(a, hash, lencls, key, len, value, prev);
+}
+
 int sandtrace_ctrie_insert(struct sandtrace_arena *a, unsigned cls, const void *key, size_t len,
 			   uint32_t value, uint32_t *prev)
 {
 	/* checked before hashing, which would read key */
-	if (len > ST__KEY_MAX || (len != 0 && key == NULL))
+	if (a == NULL || a->base == NULL || len > ST__KEY_MAX || (len != 0 && key == NULL))
 		return -EINVAL;
-	return st__ctrie_insert_hashed(a, sandtrace_ctrie_hash(cls, key, len), cls, key, len, value,
-				       prev);
+	uint64_t hash = st__hash(cls, key, len);
+	uint32_t lencls = (uint32_t)len << 8 | (cls & 0xffu);
+	if (st__cached(a, hash, lencls, key, len, prev))
+		return 0; /* present: the hit path of "already recorded" */
+	return st__insert_walk(a, hash, lencls, key, len, value, prev);
 }
 
 /* ---- generation and statistics ---------------------------------------- */
@@ -678,7 +772,7 @@ int sandtrace_ctrie_init(struct sandtrace_arena *a)
 	cn->bitmap = 0;
 	/* the generation's cache array (zeroed pages: every slot empty); none
 	 * if the arena is too small, which only costs speed */
-	uint32_t coff = st__node_alloc(a, ((size_t)1 << ST__CACHE_MIN_LOG) * sizeof(uint32_t));
+	uint32_t coff = st__cache_alloc(a, ST__CACHE_MIN_LOG);
 	atomic_store_explicit(&in->cache, coff ? (uint64_t)ST__CACHE_MIN_LOG << 32 | coff : 0,
 			      memory_order_relaxed);
 	/* relaxed: published by the release store of root below */
@@ -709,7 +803,7 @@ static int st__walk(const struct sandtrace_arena *a, const struct st__inode *in,
 		st->lnodes++;
 		for (i = 0; i < n; i++) {
 			if ((ln->sn[i] & ST__TAG_MASK) != ST__TAG_SNODE ||
-			    st__at(a, st__off(ln->sn[i]), sizeof(struct st__snode)) == NULL)
+			    st__at32(a, st__off(ln->sn[i]), sizeof(struct st__snode)) == NULL)
 				return -EINVAL;
 			st->snodes++;
 		}
@@ -717,11 +811,11 @@ static int st__walk(const struct sandtrace_arena *a, const struct st__inode *in,
 	}
 	if ((m & ST__TAG_MASK) != ST__TAG_CNODE)
 		return -EINVAL;
-	const struct st__cnode *cn = st__at(a, st__off(m), sizeof(*cn));
+	const struct st__cnode *cn = st__at32(a, st__off(m), sizeof(*cn));
 	if (cn == NULL)
 		return -EINVAL;
 	n = (uint32_t)__builtin_popcountll(cn->bitmap);
-	if (st__at(a, st__off(m), st__cnode_bytes(n)) == NULL)
+	if (st__at32(a, st__off(m), st__cnode_bytes(n)) == NULL)
 		return -EINVAL;
 	st->cnodes++;
 	for (i = 0; i < n; i++) {
@@ -730,12 +824,12 @@ static int st__walk(const struct sandtrace_arena *a, const struct st__inode *in,
 
 		switch (br & ST__TAG_MASK) {
 		case ST__TAG_SNODE:
-			if (st__at(a, st__off(br), sizeof(struct st__snode)) == NULL)
+			if (st__at32(a, st__off(br), sizeof(struct st__snode)) == NULL)
 				return -EINVAL;
 			st->snodes++;
 			break;
 		case ST__TAG_INODE: {
-			const struct st__inode *sub = st__at(a, st__off(br), sizeof(*sub));
+			const struct st__inode *sub = st__at32(a, st__off(br), sizeof(*sub));
 
 			if (sub == NULL)
 				return -EINVAL;
@@ -763,6 +857,6 @@ int sandtrace_ctrie_stats(const struct sandtrace_arena *a, struct sandtrace_ctri
 	if (in == NULL)
 		return -EINVAL;
 	struct st__cache c = st__cache(a, in);
-	st->cache_slots = c.slots ? (uint64_t)c.mask + 1 : 0;
+	st->cache_slots = c.slots ? (uint64_t)1 << c.lg : 0;
 	return st__walk(a, in, 0, 1, st);
 }

@@ -63,6 +63,13 @@ struct st__snode {
 };
 #define ST__KEY_MAX ((UINT32_C(1) << 24) - 1)
 
+/*
+ * The root INode's cache array (shm/ctrie.c): 2^lg 64-bit entries in
+ * buckets of ST__CACHE_WAYS, bucket (hash >> 32) & (2^lg / WAYS - 1); an
+ * entry is (uint32_t)hash << 32 | SNode link, 0 when empty.
+ */
+#define ST__CACHE_WAYS 4u
+
 /* LNode: immutable array of SNode links whose full 64-bit hashes are equal. */
 struct st__lnode {
 	uint32_t count;

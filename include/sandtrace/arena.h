@@ -21,7 +21,7 @@
  */
 
 #define SANDTRACE_ARENA_MAGIC UINT64_C(0x616e657261545453) /* "STTarena" little-endian */
-#define SANDTRACE_ARENA_VERSION 3u
+#define SANDTRACE_ARENA_VERSION 4u
 #define SANDTRACE_ARENA_NAME_MAX 64
 /* Default size: 256 MiB of address space, touched only as used. */
 #define SANDTRACE_ARENA_DEFAULT_SIZE (UINT64_C(256) << 20)

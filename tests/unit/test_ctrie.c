@@ -405,20 +405,34 @@ START_TEST(corrupted_links)
 	struct st__inode *in = (struct st__inode *)(g_a.base + root);
 	uint32_t main = atomic_load(&in->main);
 
-	/* the cache array: garbage in its slots is never trusted (answers
-	 * stay right), and emptied it sends every lookup down the trie below */
+	/* the cache array: garbage in its entries is never trusted, even
+	 * under the right tag (answers stay right), and emptied it sends
+	 * every lookup down the trie below */
 	uint64_t cw = atomic_load(&in->cache);
 	uint32_t nslots = (uint32_t)1 << (cw >> 32);
 	ck_assert_uint_ne((uint32_t)cw, 0);
-	uint32_t *slots = (uint32_t *)(g_a.base + (uint32_t)cw);
-	for (uint32_t i = 0; i < nslots; i++)
-		slots[i] = (i & 1) ? (0xfffffff0u | ST__TAG_SNODE) : ((uint32_t)root | ST__TAG_SNODE);
+	ck_assert_uint_eq((uint32_t)cw % 64, 0); /* a bucket never straddles a line */
+	uint64_t *slots = (uint64_t *)(g_a.base + (uint32_t)cw);
+	const uint32_t bad[ST__CACHE_WAYS] = {
+		0xfffffff0u | ST__TAG_SNODE,     /* past the end */
+		(uint32_t)root | ST__TAG_SNODE,  /* an INode taken for an SNode */
+		(uint32_t)root | ST__TAG_INODE,  /* not an SNode at all */
+		8u | ST__TAG_SNODE,              /* inside the header */
+	};
+	for (unsigned i = 0; i < 300; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		uint64_t hash = sandtrace_ctrie_hash(0, k, n);
+		uint64_t *b = slots + (size_t)((uint32_t)(hash >> 32) & (nslots / ST__CACHE_WAYS - 1)) *
+					       ST__CACHE_WAYS;
+		for (unsigned w = 0; w < ST__CACHE_WAYS; w++)
+			b[w] = (uint64_t)(uint32_t)hash << 32 | bad[w];
+	}
 	for (unsigned i = 0; i < 300; i++) {
 		size_t n = key_of(i, k, sizeof(k));
 		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
 		ck_assert_uint_eq(v, i);
 	}
-	memset(slots, 0, (size_t)nslots * sizeof(uint32_t));
+	memset(slots, 0, (size_t)nslots * sizeof(uint64_t));
 
 	atomic_store(&h->root, MIB + 16);
 	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, "/x", 2, &v), -EINVAL);
