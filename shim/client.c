@@ -215,8 +215,10 @@ void st__log_seal(struct st_tls *t)
 		t->chunk = 0;
 }
 
-/* HELLO without a system call but readlink: argv as the constructor got it. */
-bool st__log_hello(void)
+/* HELLO without a system call but readlink: argv as the constructor got it.
+ * ppid > 0: a forked child's, whose parent (ppid) and executable (the
+ * parent's, kept in st__g.exe) are known without asking the kernel. */
+bool st__log_hello_as(int32_t ppid)
 {
 	enum { MAX_PARTS = 256 };
 	if (!st__g.arena.base || !st__g.log_ok || !st__g.argv || st__g.argc + 2 > MAX_PARTS)
@@ -231,8 +233,19 @@ bool st__log_hello(void)
 	char *buf = t->acc[st__level > 0 ? 2 * (st__level - 1) : 0].absbuf;
 	struct iovec *iov = (struct iovec *)(void *)buf;
 	char *exe = buf + (size_t)(st__g.argc + 2) * sizeof(struct iovec);
-	struct sandtrace_hello h = {.pid = st__pid(), .ppid = (int32_t)ST_SYSCALL(SYS_getppid)};
-	ssize_t n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, PATH_MAX);
+	struct sandtrace_hello h = {.pid = st__pid(),
+				    .ppid = ppid > 0 ? ppid : (int32_t)ST_SYSCALL(SYS_getppid)};
+	ssize_t n;
+	if (ppid > 0 && st__g.exe_len > 0) {
+		n = st__g.exe_len;
+		memcpy(exe, st__g.exe, (size_t)n);
+	} else {
+		n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, PATH_MAX);
+		if (n > 0 && (size_t)n <= sizeof(st__g.exe) && !st__vchild) {
+			memcpy(st__g.exe, exe, (size_t)n);
+			st__g.exe_len = (uint16_t)n;
+		}
+	}
 	h.exe_len = n > 0 ? (uint32_t)n : 0;
 	int k = 0;
 	iov[k++] = (struct iovec){&h, sizeof(h)};
@@ -251,6 +264,11 @@ bool st__log_hello(void)
 	if (!st__vchild)
 		st__g.hello_logged = true;
 	return true;
+}
+
+bool st__log_hello(void)
+{
+	return st__log_hello_as(0);
 }
 
 void st__hello(void)

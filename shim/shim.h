@@ -147,6 +147,11 @@ struct st_state {
 	const char *audit_path;       /* LD_AUDIT library, optional */
 	char env_small[384];          /* where they are copied when they fit */
 	size_t env_small_used;
+	/* this process's executable as its HELLO read it (0: not kept, too
+	 * long): a forked child runs the same one and reports it without
+	 * asking the kernel again; on the page the rest of st__g is on */
+	uint16_t exe_len;
+	char exe[254];
 };
 extern struct st_state st__g;
 
@@ -370,8 +375,12 @@ void st__note_libraries(void);
 /* st__log_record - append a record to this thread's chunk of the arena's log.
  * 0, or -1 when there is no log (or it is full): send it over the socket. */
 int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n);
-/* st__log_hello - this image's HELLO, to the log (argv from the constructor). */
+/* st__log_hello - this image's HELLO, to the log (argv from the constructor).
+ * st__log_hello_as(ppid): a forked child's, its parent being ppid (> 0): no
+ * system call when the parent's HELLO kept the executable's name.  false:
+ * no log (send it over the socket). */
 bool st__log_hello(void);
+bool st__log_hello_as(int32_t ppid);
 /* st__log_seal - the thread is done with its chunk. */
 void st__log_seal(struct st_tls *t);
 

@@ -207,14 +207,29 @@ static void env_free(struct st_env *e)
  * exec (static binaries, set-id programs for which ld.so drops LD_PRELOAD),
  * and a #! script's interpreter is an exec of its own.
  * ------------------------------------------------------------------------ */
+/* The head of the file probe_exec reads in one pread: the ELF header, and
+ * for ordinary executables the program headers and notes behind it. */
+#define PROBE_HEAD 1024u
+
+/* len bytes of the file at off: from the head when they lie in it (no
+ * system call), else by pread.  Returns buf, or NULL. */
+static const unsigned char *probe_bytes(int fd, const unsigned char *head, size_t hlen,
+					uint64_t off, size_t len, unsigned char *buf)
+{
+	if (off <= hlen && len <= hlen - off)
+		return head + off;
+	return ST_SYSCALL(SYS_pread64, fd, buf, len, (off_t)off) == (ssize_t)len ? buf : NULL;
+}
+
 /* Does this PT_NOTE segment hold Go's build-id note (owner "Go", type 4)?
  * A dynamically linked Go program loads the preload but its runtime makes
  * most system calls itself, past libc. */
-static bool is_go_note(int fd, const Elf64_Phdr *ph)
+static bool is_go_note(int fd, const unsigned char *head, size_t hlen, const Elf64_Phdr *ph)
 {
-	unsigned char buf[512];
-	size_t len = ph->p_filesz < sizeof(buf) ? (size_t)ph->p_filesz : sizeof(buf);
-	if (ST_SYSCALL(SYS_pread64, fd, buf, len, (off_t)ph->p_offset) != (ssize_t)len)
+	unsigned char tmp[512];
+	size_t len = ph->p_filesz < sizeof(tmp) ? (size_t)ph->p_filesz : sizeof(tmp);
+	const unsigned char *buf = probe_bytes(fd, head, hlen, ph->p_offset, len, tmp);
+	if (buf == NULL)
 		return false;
 	for (size_t off = 0; off + 12 <= len;) {
 		uint32_t namesz, descsz, type;
@@ -229,15 +244,25 @@ static bool is_go_note(int fd, const Elf64_Phdr *ph)
 	return false;
 }
 
-/* probe_exec's answer for a file that is not there: the exec will fail. */
-#define PROBE_MISSING 0xffffu
+/* Open what an exec of (dirfd, path) would run, to probe it: the fd, or -1
+ * with errno.  Non-blocking: a FIFO (which the exec refuses) must not hang
+ * the probe. */
+static int probe_open(int dirfd, const char *path)
+{
+	return (int)ST_SYSCALL(SYS_openat, dirfd, path,
+			       O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+}
 
-static unsigned probe_exec(const char *path, char *interp, size_t icap)
+/* Why the preload cannot follow the program open on fd (0: it can), and its
+ * #! interpreter in interp.  A file that could not be opened (fd < 0:
+ * execute-only, say) is taken as followable.  System calls: getresuid,
+ * getresgid, fstat, fgetxattr, one pread of the head (more only for
+ * program headers or notes past its first PROBE_HEAD bytes). */
+static unsigned probe_exec(int fd, char *interp, size_t icap)
 {
 	interp[0] = 0;
-	int fd = (int)ST_SYSCALL(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? PROBE_MISSING : 0;
+		return 0;
 	unsigned why = 0;
 	struct stat st;
 	uid_t ru, eu, su;
@@ -254,37 +279,43 @@ static unsigned probe_exec(const char *path, char *interp, size_t icap)
 		else if (ST_SYSCALL(SYS_fgetxattr, fd, "security.capability", NULL, 0) > 0)
 			why = SANDTRACE_UNTRACED_SETID;
 	}
-	unsigned char hdr[256];
+	if (why)
+		return why;
+	_Alignas(8) unsigned char hdr[PROBE_HEAD];
 	ssize_t n = ST_SYSCALL(SYS_pread64, fd, hdr, sizeof(hdr), 0);
-	if (!why && n >= 2 && hdr[0] == '#' && hdr[1] == '!') {
+	size_t hlen = n > 0 ? (size_t)n : 0;
+	if (hlen >= 2 && hdr[0] == '#' && hdr[1] == '!') {
 		size_t i = 2;
-		while (i < (size_t)n && (hdr[i] == ' ' || hdr[i] == '\t'))
+		while (i < hlen && (hdr[i] == ' ' || hdr[i] == '\t'))
 			i++;
 		size_t s = i;
-		while (i < (size_t)n && hdr[i] != ' ' && hdr[i] != '\t' && hdr[i] != '\n')
+		while (i < hlen && hdr[i] != ' ' && hdr[i] != '\t' && hdr[i] != '\n')
 			i++;
 		if (i > s && i - s < icap) {
 			memcpy(interp, hdr + s, i - s);
 			interp[i - s] = 0;
 		}
-	} else if (!why && n >= (ssize_t)sizeof(Elf32_Ehdr) && !memcmp(hdr, ELFMAG, SELFMAG) &&
+	} else if (hlen >= sizeof(Elf32_Ehdr) && !memcmp(hdr, ELFMAG, SELFMAG) &&
 		   hdr[EI_CLASS] != ELFCLASS64) {
 		/* 32-bit (or x32): ld.so cannot load our 64-bit preload there */
 		why = SANDTRACE_UNTRACED_ELFCLASS;
-	} else if (!why && n >= (ssize_t)sizeof(Elf64_Ehdr) && !memcmp(hdr, ELFMAG, SELFMAG) &&
+	} else if (hlen >= sizeof(Elf64_Ehdr) && !memcmp(hdr, ELFMAG, SELFMAG) &&
 		   hdr[EI_CLASS] == ELFCLASS64) {
 		Elf64_Ehdr eh;
 		memcpy(&eh, hdr, sizeof(eh));
 		bool has_interp = false, is_go = false;
 		for (unsigned i = 0; i < eh.e_phnum && i < 128; i++) {
 			Elf64_Phdr ph;
-			if (ST_SYSCALL(SYS_pread64, fd, &ph, sizeof(ph),
-				    (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
-			    (ssize_t)sizeof(ph))
+			unsigned char tmp[sizeof(ph)];
+			const unsigned char *b =
+				probe_bytes(fd, hdr, hlen, eh.e_phoff + (uint64_t)i * eh.e_phentsize,
+					    sizeof(ph), tmp);
+			if (b == NULL)
 				break;
+			memcpy(&ph, b, sizeof(ph));
 			if (ph.p_type == PT_INTERP)
 				has_interp = true;
-			if (ph.p_type == PT_NOTE && ph.p_filesz >= 16 && is_go_note(fd, &ph))
+			if (ph.p_type == PT_NOTE && ph.p_filesz >= 16 && is_go_note(fd, hdr, hlen, &ph))
 				is_go = true;
 		}
 		if (!has_interp)
@@ -292,23 +323,33 @@ static unsigned probe_exec(const char *path, char *interp, size_t icap)
 		else if (is_go)
 			why = SANDTRACE_UNTRACED_GO;
 	}
-	ST_SYSCALL(SYS_close, fd);
 	return why;
 }
 
-/* Report an exec that is about to happen (or a spawn): the program, its #!
- * interpreter, and whether the preload can follow it.  a has passed st__pre. */
-static unsigned note_exec(struct st_acc *a)
+/* note_exec's fd when the caller has not opened the program */
+#define PROBE_OPEN_HERE (-2)
+
+/* Report an exec that is about to happen (or a spawn): the program (open on
+ * fd; -1: could not be opened; PROBE_OPEN_HERE: open it by its absolute
+ * name), its #! interpreter, and whether the preload can follow it.  a has
+ * passed st__pre. */
+static unsigned note_exec(struct st_acc *a, int fd)
 {
 	char interp[PATH_MAX];
 	const char *path = a->resolved ? a->rpath : a->abs;
 	interp[0] = 0;
-	unsigned why = (path && !a->skip) ? probe_exec(path, interp, sizeof(interp)) : 0;
-	if (why == PROBE_MISSING) {
-		/* the exec will fail with ENOENT: recorded as missing after it */
-		st__acc_done(a);
-		return 0;
+	int own = -1;
+	if (fd == PROBE_OPEN_HERE && path && !a->skip) {
+		fd = own = probe_open(AT_FDCWD, path);
+		if (own < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+			/* the exec will fail with ENOENT: recorded as missing after it */
+			st__acc_done(a);
+			return 0;
+		}
 	}
+	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, sizeof(interp)) : 0;
+	if (own >= 0)
+		ST_SYSCALL(SYS_close, own);
 	if (why) {
 		struct sandtrace_access acc = {.kind = K_X, .flags = SANDTRACE_AF_UNTRACED,
 					       .aux = why, .path_len = (uint32_t)strlen(path)};
@@ -335,19 +376,23 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	/* nothing there (a PATH probe, say): not an exec to judge, so never a
 	 * violation; the real call fails and the miss is recorded as a lookup */
 	unsigned why = 0;
-	bool absent = !a->empty_path && path &&
-		      ST_SYSCALL(SYS_faccessat, dirfd, path, F_OK) != 0 &&
-		      (errno == ENOENT || errno == ENOTDIR);
+	/* one open both tells a missing file and is what probe_exec reads */
+	int fd = a->empty_path || !path ? PROBE_OPEN_HERE : probe_open(dirfd, path);
+	bool absent = fd < 0 && !a->empty_path && path && (errno == ENOENT || errno == ENOTDIR);
 	if (absent) {
 		st__acc_done(a);
 	} else {
 		int e = st__pre(a);
 		if (e) {
+			if (fd >= 0)
+				ST_SYSCALL(SYS_close, fd);
 			errno = e;
 			return -1;
 		}
-		why = note_exec(a);
+		why = note_exec(a, fd);
 	}
+	if (fd >= 0)
+		ST_SYSCALL(SYS_close, fd);
 	if (a->refuse) { /* --verify --fence: this version of the program failed verification */
 		errno = EACCES;
 		return -1;
@@ -580,7 +625,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 			errno = c.saved_errno;
 			return e; /* posix_spawn returns the error number */
 		}
-		why = note_exec(a);
+		why = note_exec(a, PROBE_OPEN_HERE);
 		if (a->refuse) { /* --verify --fence: the program failed verification */
 			st__leave(&c);
 			errno = c.saved_errno;
@@ -669,10 +714,11 @@ pid_t st__fork(void)
 	 * now passes through instead of waiting for the lock */
 	st__depth++;
 	pthread_mutex_lock(&st__g.lock);
+	int32_t parent = st__g.pid;
 	pid_t p = REAL(fork)();
 	if (p == 0) {
 		st__after_fork_child();
-		st__log_hello(); /* the child's own process record */
+		st__log_hello_as(parent); /* the child's own process record */
 	} else {
 		int saved = errno;
 		pthread_mutex_unlock(&st__g.lock);

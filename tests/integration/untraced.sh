@@ -15,7 +15,22 @@ gcc -static -o st p.c 2>/dev/null && {
 	check "static: output unchanged" test "$out" = hi
 	check "static: reported as untraced static" test "$(untraced_why r1.jsonl st)" = static
 	check "static: run marked incomplete" test "$(summary_field r1.jsonl complete)" = false
+	# the same probe on the other ways in: posix_spawn, and fexecve (by descriptor)
+	out=$("$ST" run --report r1s.jsonl -- python3 -c 'import os,sys
+pid = os.posix_spawn("./st", ["st"], os.environ); sys.exit(os.waitpid(pid, 0)[1])')
+	check "static via posix_spawn: output unchanged" test "$out" = hi
+	check "static via posix_spawn: reported as untraced static" test "$(untraced_why r1s.jsonl st)" = static
+	out=$("$ST" run --report r1f.jsonl -- python3 -c 'import os
+os.execve(os.open("./st", os.O_RDONLY), ["st"], os.environ)')
+	check "static via fexecve: output unchanged" test "$out" = hi
+	check "static via fexecve: reported as untraced" test -n "$(python3 -c 'import json,sys
+print(sum(1 for l in open(sys.argv[1]) if json.loads(l).get("untraced") == "static"))' r1f.jsonl | grep -v '^0$')"
 }
+# an exec of a FIFO fails (EACCES) as without the shim, and the shim's look
+# at the file before the exec never waits for a writer
+mkfifo ff && chmod +x ff
+timeout 20 "$ST" run -- sh -c './ff' 2>/dev/null; rc=$?
+check "exec of a FIFO: refused by the kernel (126), not hung (124), got $rc" test "$rc" -eq 126
 # another ELF class: the loader would refuse the 64-bit preload (and say so on stderr)
 if gcc -m32 -o p32 p.c 2>/dev/null && ./p32 >/dev/null 2>&1; then
 	out=$("$ST" run --report r2.jsonl -- sh -c './p32' 2>err2)
