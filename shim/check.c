@@ -177,7 +177,11 @@ static const char *key_of_abs(struct st_acc *a, size_t *len)
 		 * with the bump after the namespace change (or the reload) */
 		gen = (uint32_t)atomic_load_explicit(&h->fs_gen, memory_order_acquire) +
 		      (uint32_t)atomic_load_explicit(&h->generation, memory_order_acquire);
-		_Atomic uint32_t *slots = gen_slots(false);
+		/* no per-directory generations yet (no symlink made or moved
+		 * in this run): the common case, two loads and no call */
+		_Atomic uint32_t *slots = atomic_load_explicit(&gen_slots_seen, memory_order_acquire);
+		if (!slots && atomic_load_explicit(&h->fs_gen_slots, memory_order_relaxed))
+			slots = gen_slots(false);
 		if (slots)
 			gen += atomic_load_explicit(&slots[dir_slot(a->abs, a->abs_len)],
 						    memory_order_acquire);
@@ -253,7 +257,8 @@ static bool make_abs(struct st_acc *a)
 			return false;
 		}
 	}
-	size_t need = (size_t)blen + strlen(p) + 2 + KEY_GEN;
+	size_t plen = strlen(p);
+	size_t need = (size_t)blen + plen + 2 + KEY_GEN;
 	char *out = a->absbuf + KEY_GEN;
 	size_t cap = sizeof(a->absbuf) - KEY_GEN;
 	if (need > sizeof(a->absbuf)) {
@@ -269,7 +274,7 @@ static bool make_abs(struct st_acc *a)
 		cap = m - KEY_GEN;
 	}
 	ssize_t n = p[0] == 0 ? (memcpy(out, base, (size_t)blen + 1), blen)
-			      : st__path_join(base, (size_t)blen, p, out, cap);
+			      : st__path_join(base, (size_t)blen, p, plen, out, cap);
 	if (n >= 0)
 		n = st__path_clean(out, (size_t)n);
 	if (n < 0) {

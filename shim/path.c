@@ -15,9 +15,9 @@ static ssize_t raw_readlink(const char *path, char *buf, size_t cap)
 	return ST_SYSCALL(SYS_readlinkat, AT_FDCWD, path, buf, cap);
 }
 
-ssize_t st__path_join(const char *base, size_t blen, const char *rel, char *out, size_t cap)
+ssize_t st__path_join(const char *base, size_t blen, const char *rel, size_t rlen, char *out,
+		      size_t cap)
 {
-	size_t rlen = strlen(rel);
 	if (rel[0] == '/') {
 		if (rlen + 1 > cap)
 			return -1;

@@ -347,8 +347,10 @@ ssize_t st__fd_path(int fd, char *buf, size_t cap); /* platform hook: shim/os/<s
  * returns -errno.  Preserves errno.  Async-signal-safe. */
 int st__arena_open(const char *name, uint64_t *size);
 
-/* Path helpers (path.c, also unit tested).  Return the length or -1. */
-ssize_t st__path_join(const char *base, size_t blen, const char *rel, char *out, size_t cap);
+/* Path helpers (path.c, also unit tested).  Return the length or -1.
+ * st__path_join: base[0..blen) joined with rel (rlen = strlen(rel)). */
+ssize_t st__path_join(const char *base, size_t blen, const char *rel, size_t rlen, char *out,
+		      size_t cap);
 ssize_t st__path_clean(char *p, size_t len);     /* collapse //, /./, trailing / ; keeps .. */
 ssize_t st__path_fold(char *p, size_t len);      /* lexical fold of .. too (no symlink check) */
 /* st__path_resolve - resolve symlinks as the kernel would (all components,

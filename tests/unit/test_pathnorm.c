@@ -58,14 +58,14 @@ END_TEST
 START_TEST(test_join)
 {
 	char out[64];
-	ck_assert_int_eq(st__path_join("/a/b", 4, "c", out, sizeof(out)), 6);
+	ck_assert_int_eq(st__path_join("/a/b", 4, "c", strlen("c"), out, sizeof(out)), 6);
 	ck_assert_str_eq(out, "/a/b/c");
-	ck_assert_int_eq(st__path_join("/", 1, "c", out, sizeof(out)), 2);
+	ck_assert_int_eq(st__path_join("/", 1, "c", strlen("c"), out, sizeof(out)), 2);
 	ck_assert_str_eq(out, "/c");
-	ck_assert_int_eq(st__path_join("/a", 2, "/abs", out, sizeof(out)), 4);
+	ck_assert_int_eq(st__path_join("/a", 2, "/abs", strlen("/abs"), out, sizeof(out)), 4);
 	ck_assert_str_eq(out, "/abs");
 	/* too long for the buffer: refused, not cut */
-	ck_assert_int_eq(st__path_join("/aaaaaaaa", 9, "bbbbbbbbbb", out, 12), -1);
+	ck_assert_int_eq(st__path_join("/aaaaaaaa", 9, "bbbbbbbbbb", strlen("bbbbbbbbbb"), out, 12), -1);
 }
 END_TEST
 
