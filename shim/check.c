@@ -11,7 +11,7 @@
 /* ---- cwd cache: a seqlock over a process-wide copy of the cwd.  chdir,
  * fchdir and chroot invalidate it; readers that race a writer retry. ---- */
 static char cwd_buf[ST_PATH_BUF];
-static _Atomic size_t cwd_len;
+ST_HOT static _Atomic size_t cwd_len;
 
 void st__cwd_invalidate(void)
 {
@@ -111,7 +111,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 
 /* The per-directory generations, or NULL before the first bump.  Once
  * published the array never moves: the first sight of it is kept. */
-static _Atomic(_Atomic uint32_t *) gen_slots_seen;
+ST_HOT static _Atomic(_Atomic uint32_t *) gen_slots_seen;
 static _Atomic uint32_t *gen_slots(bool create)
 {
 	_Atomic uint32_t *seen = atomic_load_explicit(&gen_slots_seen, memory_order_acquire);

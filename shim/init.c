@@ -22,17 +22,17 @@ struct st_state st__g = {.fd = -1,
 /* the strings st__g points at (see struct st_state): sun_path, the arena
  * name, two paths and their NULs */
 static char env_store[108 + SANDTRACE_ARENA_NAME_MAX + 2 * PATH_MAX + 4];
-static size_t env_used;
+ST_HOT static size_t env_used;
 __thread int st__depth;
 __thread int st__level;
 static __thread struct st_tls *tls_bufs;
-static pthread_key_t tls_key;
-static _Atomic int tls_key_state; /* 0 none, 1 being created, 2 created */
+ST_HOT static pthread_key_t tls_key;
+ST_HOT static _Atomic int tls_key_state; /* 0 none, 1 being created, 2 created */
 
 /* The first thread's buffers (normally the main thread's): static, so a
  * process that never starts a thread makes no mmap (and no munmap) for them. */
 static struct st_tls first_tls;
-static _Atomic int first_tls_taken;
+ST_HOT static _Atomic int first_tls_taken;
 
 static void tls_free(void *p)
 {

@@ -44,6 +44,16 @@
  * missing symbol resolves to a stub that fails with ENOSYS. */
 void *st__resolve(_Atomic(void *) *slot, const char *name);
 
+/*
+ * ST_HOT: a small variable every traced process touches, placed in .data
+ * next to st__g instead of in .bss.  The shim's .bss is ~90 KiB (the first
+ * thread's buffers, the cwd cache, the env store) and a variable the
+ * compiler happened to put behind those cost every process a page fault
+ * of its own (≈ 10–20 µs on the benchmark VM); in .data it shares the page
+ * the loader touches anyway.  Zero-initialised like .bss.
+ */
+#define ST_HOT __attribute__((section(".data.st_hot")))
+
 /* Bump a statistics counter without a locked instruction: a load and a
  * store (relaxed).  Threads racing on it may lose a count; these figures are
  * statistics, and a locked add on every intercepted call costs more than the
