@@ -146,15 +146,6 @@ static void copy_env(const char **dst, size_t max, const char *name)
 	*dst = d;
 }
 
-/* A decimal number, without strtoul: its locale tables would be one more
- * page for every process to fault in.  Stops at the first non-digit. */
-static unsigned parse_uint(const char *s)
-{
-	unsigned v = 0;
-	while (*s >= '0' && *s <= '9')
-		v = v * 10 + (unsigned)(*s++ - '0');
-	return v;
-}
 
 bool st__policy_take(void)
 {
@@ -208,7 +199,7 @@ void st__init(void)
 	copy_env(&st__g.audit_path, PATH_MAX, SANDTRACE_ENV_AUDIT);
 	st__g.audit = st__g.audit_path[0] != 0;
 	const char *f = env_get(SANDTRACE_ENV_FLAGS);
-	st__g.flags = f ? parse_uint(f) : 0;
+	st__g.flags = f ? st__parse_uint(f) : 0;
 	st__g.launcher = (st__g.flags & SANDTRACE_F_LAUNCHER) != 0;
 	st__g.flags &= ~SANDTRACE_F_LAUNCHER; /* what is re-injected at exec */
 	st__g.active = st__g.socket_path[0] != 0;

@@ -298,3 +298,11 @@ lexical:
 	memcpy(out, in, len);
 	return st__path_fold(out, len);
 }
+
+unsigned st__parse_uint(const char *s)
+{
+	unsigned v = 0;
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (unsigned)(*s++ - '0');
+	return v;
+}

@@ -357,6 +357,11 @@ ssize_t st__fd_path(int fd, char *buf, size_t cap); /* platform hook: shim/os/<s
  * returns -errno.  Preserves errno.  Async-signal-safe. */
 int st__arena_open(const char *name, uint64_t *size);
 
+/* st__parse_uint - a decimal number, without strtoul (whose locale tables
+ * would be one more page for every process to fault in); stops at the
+ * first non-digit.  Async-signal-safe. */
+unsigned st__parse_uint(const char *s);
+
 /* Path helpers (path.c, also unit tested).  Return the length or -1.
  * st__path_join: base[0..blen) joined with rel (rlen = strlen(rel)). */
 ssize_t st__path_join(const char *base, size_t blen, const char *rel, size_t rlen, char *out,

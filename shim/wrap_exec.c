@@ -116,7 +116,7 @@ static bool env_nested(char *const envp[], size_t n, struct st_env *out)
 	char *w = (char *)m + (n + 1) * sizeof(char *);
 	for (size_t i = 0; i < n; i++) {
 		if (has_prefix(envp[i], "SANDTRACE_FLAGS=")) {
-			unsigned f = (unsigned)strtoul(envp[i] + 16, NULL, 10);
+			unsigned f = st__parse_uint(envp[i] + 16);
 			v[i] = put(&w, "SANDTRACE_FLAGS=");
 			put_u(&w, f & ~SANDTRACE_F_LAUNCHER);
 			w++;

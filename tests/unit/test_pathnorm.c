@@ -127,6 +127,19 @@ START_TEST(test_clean_random)
 }
 END_TEST
 
+/* The run's flags are parsed without strtoul, in the constructor and when a
+ * nested run's SANDTRACE_FLAGS is passed on at exec. */
+START_TEST(test_parse_uint)
+{
+	ck_assert_uint_eq(st__parse_uint("0"), 0);
+	ck_assert_uint_eq(st__parse_uint("1234567"), 1234567);
+	ck_assert_uint_eq(st__parse_uint("4294967295"), 4294967295u);
+	ck_assert_uint_eq(st__parse_uint("42x7"), 42); /* stops at the first non-digit */
+	ck_assert_uint_eq(st__parse_uint(""), 0);
+	ck_assert_uint_eq(st__parse_uint("-5"), 0);
+}
+END_TEST
+
 START_TEST(test_fold)
 {
 	ck_assert_str_eq(fold("/a/b/../c"), "/a/c");
@@ -248,6 +261,7 @@ Suite *suite_pathnorm(void)
 	tcase_add_test(tc, test_clean);
 	tcase_add_test(tc, test_clean_random);
 	tcase_add_test(tc, test_fold);
+	tcase_add_test(tc, test_parse_uint);
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_resolve_proc_fd);
 	suite_add_tcase(s, tc);
