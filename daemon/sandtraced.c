@@ -635,6 +635,12 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 			action = hide ? SANDTRACE_DENY : SANDTRACE_ALLOW;
 			err = hide ? ENOENT : 0;
 		}
+		/* the answer first: the asker waits for it, the cache entry below
+		 * is for later askers (this daemon reads no other request before
+		 * it is in) */
+		struct sandtrace_verdict vd = {.action = (uint8_t)action, .err = err};
+		struct iovec iov = {&vd, sizeof(vd)};
+		int sent = reply(d, c, SANDTRACE_MSG_VERDICT, f->seq, &iov, 1);
 		if (d->have_arena) {
 			uint32_t val = action | (err == EACCES ? SANDTRACE_V_EACCES : 0u);
 			/* the key: the policy generation (4 bytes), then the
@@ -661,9 +667,7 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 				internal_error(d, "Ctrie insert", rc);
 			}
 		}
-		struct sandtrace_verdict vd = {.action = (uint8_t)action, .err = err};
-		struct iovec iov = {&vd, sizeof(vd)};
-		return reply(d, c, SANDTRACE_MSG_VERDICT, f->seq, &iov, 1);
+		return sent;
 	}
 
 	if (c->pid == 0)
