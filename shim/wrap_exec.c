@@ -303,24 +303,29 @@ static unsigned probe_exec(int fd, char *interp, size_t icap)
 		   hdr[EI_CLASS] == ELFCLASS64) {
 		Elf64_Ehdr eh;
 		memcpy(&eh, hdr, sizeof(eh));
-		bool has_interp = false, is_go = false;
+		bool has_interp = false, is_go = false, whole = eh.e_phnum <= 128;
 		for (unsigned i = 0; i < eh.e_phnum && i < 128; i++) {
 			Elf64_Phdr ph;
 			unsigned char tmp[sizeof(ph)];
 			const unsigned char *b =
 				probe_bytes(fd, hdr, hlen, eh.e_phoff + (uint64_t)i * eh.e_phentsize,
 					    sizeof(ph), tmp);
-			if (b == NULL)
+			if (b == NULL) {
+				whole = false; /* truncated or corrupt: the kernel refuses it */
 				break;
+			}
 			memcpy(&ph, b, sizeof(ph));
 			if (ph.p_type == PT_INTERP)
 				has_interp = true;
 			if (ph.p_type == PT_NOTE && ph.p_filesz >= 16 && is_go_note(fd, hdr, hlen, &ph))
 				is_go = true;
 		}
-		if (!has_interp)
+		/* only a program whose headers were all read is judged: one the
+		 * kernel will refuse (ENOEXEC) must not be reported as a static
+		 * program that ran */
+		if (whole && !has_interp)
 			why = SANDTRACE_UNTRACED_STATIC;
-		else if (is_go)
+		else if (whole && is_go)
 			why = SANDTRACE_UNTRACED_GO;
 	}
 	return why;
@@ -356,9 +361,25 @@ static unsigned note_exec(struct st_acc *a, int fd)
 		st__send_access(&acc, path, acc.path_len, NULL, 0);
 	}
 	st__post(a, 0);
-	if (!why && interp[0] == '/')
-		st__record_path(AT_FDCWD, interp, K_X, false, 0);
+	if (!why && interp[0] == '/') {
+		/* a missing interpreter is a failed lookup (the exec fails with
+		 * ENOENT), not an exec */
+		bool there = ST_SYSCALL(SYS_faccessat, AT_FDCWD, interp, F_OK) == 0;
+		st__record_path(AT_FDCWD, interp, K_X, false, there ? 0 : ENOENT);
+	}
 	return why;
+}
+
+/* After an exec or a spawn failed with ENOENT: the program itself missing
+ * is a failed lookup; a program that is there but whose interpreter is
+ * missing (recorded by note_exec) is not. */
+static void record_exec_enoent(int dirfd, const char *path)
+{
+	int saved = errno;
+	if (path && ST_SYSCALL(SYS_faccessat, dirfd, path, F_OK) != 0 &&
+	    (errno == ENOENT || errno == ENOTDIR))
+		st__record_path(dirfd, path, K_X, false, ENOENT);
+	errno = saved;
 }
 
 /* execve on a path as the kernel would: check, report, re-inject, exec. */
@@ -414,8 +435,8 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	int after = errno;
 	env_free(&env);
 	st__vf.map = NULL;
-	if (after == ENOENT)
-		st__record_path(dirfd, path, K_X, false, ENOENT);
+	if (after == ENOENT && !fexec)
+		record_exec_enoent(dirfd, path);
 	errno = after;
 	return r;
 }
@@ -598,9 +619,18 @@ static bool spawn_find(const char *file, char *out, size_t cap)
 	for (const char *cur = path_var(); cur;) {
 		if (!path_next(&cur, file, flen, out, cap))
 			continue;
-		if (ST_SYSCALL(SYS_faccessat, AT_FDCWD, out, X_OK) == 0)
+		/* as glibc's search: the first candidate the exec would take;
+		 * a directory (which X_OK lets through) or a file without
+		 * execute permission is passed over (EACCES), a name that is
+		 * not there is a failed lookup */
+		struct stat st;
+		if (ST_SYSCALL(SYS_faccessat, AT_FDCWD, out, X_OK) == 0 &&
+		    ST_SYSCALL(SYS_newfstatat, AT_FDCWD, out, &st, 0) == 0 && S_ISREG(st.st_mode))
 			return true;
-		st__record_path(AT_FDCWD, out, K_X, false, ENOENT);
+		if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, out, &st, 0) != 0)
+			st__record_path(AT_FDCWD, out, K_X, false, ENOENT);
+		else
+			st__record_path(AT_FDCWD, out, K_Q, false, 0); /* there, not runnable */
 	}
 	return false;
 }
@@ -640,6 +670,10 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 			      : REAL(posix_spawn)(pid, file, fa, attr, argv, env.envp));
 	int after = errno;
 	env_free(&env);
+	/* a program that is not there: the lookup failed (posix_spawnp's
+	 * candidates were recorded by spawn_find) */
+	if (r == ENOENT && file && !search)
+		record_exec_enoent(AT_FDCWD, file);
 	st__leave(&c);
 	errno = after;
 	return r;

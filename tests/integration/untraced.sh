@@ -25,7 +25,35 @@ os.execve(os.open("./st", os.O_RDONLY), ["st"], os.environ)')
 	check "static via fexecve: output unchanged" test "$out" = hi
 	check "static via fexecve: reported as untraced" test -n "$(python3 -c 'import json,sys
 print(sum(1 for l in open(sys.argv[1]) if json.loads(l).get("untraced") == "static"))' r1f.jsonl | grep -v '^0$')"
+	# posix_spawnp's PATH search as glibc's: a directory of the same name earlier
+	# in PATH is passed over (not taken for the program), the static one found
+	mkdir -p pa/st pb && cp st pb/
+	out=$(PATH="$W/pa:$W/pb:/usr/bin:/bin" "$ST" run --report r1p.jsonl -- python3 -c 'import os,sys
+pid = os.posix_spawnp("st", ["st"], os.environ); sys.exit(os.waitpid(pid, 0)[1])')
+	check "posix_spawnp past a directory in PATH: output unchanged" test "$out" = hi
+	check "posix_spawnp past a directory in PATH: the program found is reported untraced" \
+		test "$(untraced_why r1p.jsonl st)" = static
+	check "posix_spawnp past a directory in PATH: the directory is not an exec" \
+		sh -c "! \"$ST\" report --list r1p.jsonl | grep -qxF 'X	$W/pa/st'"
 }
+# a program the kernel refuses (a truncated ELF: ENOEXEC) is not a static
+# program that ran: no untraced record, the run stays complete
+head -c 100 /bin/true > trunc && chmod +x trunc
+"$ST" run --report rtr.jsonl -- sh -c './trunc 2>/dev/null; exit 0'
+check "truncated ELF: not reported untraced" test -z "$(untraced_why rtr.jsonl trunc)"
+check "truncated ELF: run complete" test "$(summary_field rtr.jsonl complete)" = true
+# posix_spawn of a path that is not there: a failed lookup, as for execve
+"$ST" run --report rsm.jsonl -- python3 -c 'import os
+try: os.posix_spawn(os.getcwd() + "/not-here", ["x"], os.environ)
+except FileNotFoundError: pass'
+check "posix_spawn of a missing program: a failed lookup" has N "$W/not-here" rsm.jsonl
+# a #! script whose interpreter is missing: the interpreter is the failed
+# lookup, the script (which is there) is not
+printf '#!/nonexistent-sandtrace/interp\n' > mi && chmod +x mi
+"$ST" run --report rmi.jsonl -- sh -c './mi 2>/dev/null; exit 0'
+check "missing #! interpreter: a failed lookup" has N /nonexistent-sandtrace/interp rmi.jsonl
+check "missing #! interpreter: not an exec" sh -c "! \"$ST\" report --list rmi.jsonl | grep -qxF 'X	/nonexistent-sandtrace/interp'"
+check "missing #! interpreter: the script is not missing" sh -c "! \"$ST\" report --list rmi.jsonl | grep -qxF 'N	$W/mi'"
 # an exec of a FIFO fails (EACCES) as without the shim, and the shim's look
 # at the file before the exec never waits for a writer
 mkfifo ff && chmod +x ff
