@@ -387,9 +387,10 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 			int flags, bool fexec)
 {
 	if (st__vchild && !st__vf.hello) {
-		/* as a forked child's: the process, before its exec */
+		/* as a forked child's: the process, before its exec (st__g.pid is
+		 * the parent's: the child shares its memory) */
 		st__vf.hello = true;
-		st__log_hello();
+		st__log_hello_as(st__g.pid);
 	}
 	struct st_acc *a = &st__tls_acc[0];
 	st__acc_init(a, dirfd, path, K_X, (flags & AT_SYMLINK_NOFOLLOW) != 0);
@@ -900,10 +901,15 @@ void st__exit_hook(int status)
 		return;
 	st__depth++;
 	int expect = 0;
-	if (st__vchild) /* exit_sent is the parent's */
+	if (st__vchild) { /* exit_sent is the parent's */
+		if (!st__vf.hello) { /* a vfork child that never tried an exec */
+			st__vf.hello = true;
+			st__log_hello_as(st__g.pid);
+		}
 		st__send_exit(status, false, 0);
-	else if (atomic_compare_exchange_strong(&st__g.exit_sent, &expect, 1))
+	} else if (atomic_compare_exchange_strong(&st__g.exit_sent, &expect, 1)) {
 		st__send_exit(status, false, 0);
+	}
 	st__depth--;
 }
 EXPORT void exit(int status)

@@ -44,7 +44,15 @@ check "the parent is traced after its vfork children (relative path in its own c
 check "no relative path resolved in the child's cwd" not_has "/tmp/after-vfork" "$R4"
 nproc_=$(python3 -c 'import json,sys
 print(len({r["pid"] for r in map(json.loads, open(sys.argv[1])) if r.get("type")=="process"}))' "$R4")
-check "a process record per vfork child and the parent (5 pids, got $nproc_)" test "$nproc_" = 5
+check "a process record per vfork child and the parent (6 pids, got $nproc_)" test "$nproc_" = 6
+# every vfork child, the one that _exits without an exec too, names its parent and the
+# program it runs (the driver's, until an exec)
+orphans=$(python3 -c 'import json,sys
+print(sum(1 for r in map(json.loads, open(sys.argv[1])) if r.get("type")=="process" and not r.get("ppid")))' "$R4")
+check "vfork children's records name their parent (records without: $orphans)" test "$orphans" = 0
+noexe=$(python3 -c 'import json,sys
+print(sum(1 for r in map(json.loads, open(sys.argv[1])) if r.get("type")=="process" and not r.get("exe")))' "$R4")
+check "every vfork child's record names its program (without: $noexe)" test "$noexe" = 0
 check "vfork run complete" test "$(summary_field "$R4" complete)" = true
 # fenced: a refused exec fails in the vfork child, the parent goes on
 P4=$W/vfork.policy
