@@ -1,6 +1,7 @@
 /* tests/drivers/stdriver.c - perform one file-system call named on argv; print "ok" or the errno name. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,9 @@
  *   vfork-exec PROG DIR: three vfork children exec PROG (the second after chdir DIR), then
  *     one execs a missing program and _exits 3, and one _exits 4 without an exec; "ok" when
  *     every status is as expected, and the parent then stats the relative name
- *     "after-vfork" (must resolve in its own cwd) */
+ *     "after-vfork" (must resolve in its own cwd)
+ *   threads-stat PATH: four threads stat PATH 100,000 times each (the shim's counters under
+ *     threads: a run's summary must count at least 400,000 calls, no more hits than calls) */
 static void report(int r)
 {
 	if (r >= 0) {
@@ -43,6 +46,15 @@ static void on_alarm(int sig)
 	handler_result = fd >= 0 ? 0 : errno;
 	if (fd >= 0)
 		close(fd);
+}
+
+static const char *stat_path;
+static void *stat_loop(void *unused)
+{
+	struct stat st;
+	for (int i = 0; i < 100000; i++)
+		stat(stat_path, &st);
+	return unused;
 }
 
 int main(int argc, char **argv)
@@ -124,6 +136,15 @@ int main(int argc, char **argv)
 		stat("after-vfork", &st);
 		if (r < 0)
 			errno = ECHILD;
+	} else if (!strcmp(c, "threads-stat")) {
+		pthread_t th[4];
+		stat_path = p;
+		r = 0;
+		for (int i = 0; i < 4; i++)
+			if (pthread_create(&th[i], NULL, stat_loop, NULL) != 0)
+				r = (errno = EAGAIN, -1);
+		for (int i = 0; i < 4; i++)
+			pthread_join(th[i], NULL);
 	} else if (!strcmp(c, "sighandler-open")) {
 		/* a handler that opens a file, interrupting a loop of stats */
 		handler_path = p;

@@ -66,6 +66,13 @@ out=$(cd "$W" && "$ST" run --no-cache --report "$R4.n" -- "$DRV" vfork-exec /bin
 check "--no-cache: vfork children as fork children" test "$out" = ok
 check "--no-cache: execs and the parent's lookup recorded" \
 	sh -c "\"$ST\" report --list \"$R4.n\" | grep -qxF 'X	/usr/bin/true' && \"$ST\" report --list \"$R4.n\" | grep -qxF 'N	$W/after-vfork'"
+# the shim's counters under threads: four threads stat one path 100,000 times each; no
+# count is lost (the summary's calls) and no hit counted beyond the calls
+R5=$W/threads.jsonl
+"$ST" run --report "$R5" -- "$DRV" threads-stat "$W/e1" >/dev/null
+calls_=$(summary_field "$R5" calls); hits_=$(summary_field "$R5" hits)
+check "threads: every call counted ($calls_ >= 400000)" test "$calls_" -ge 400000
+check "threads: no more hits than calls ($hits_ <= $calls_)" test "$hits_" -le "$calls_"
 # another preload and its daemon (fakeroot, as dpkg-buildpackage -rfakeroot uses it)
 if command -v fakeroot >/dev/null; then
 	R3=$W/fr.jsonl
