@@ -341,6 +341,12 @@ static inline const struct st__lnode *st__lnode(const struct sandtrace_arena *a,
 
 /* ---- lookup ------------------------------------------------------------ */
 
+/* An SNode's (len, cls) word: the key length (< 2^24) and the class byte. */
+static inline uint32_t st__lencls(unsigned cls, size_t len)
+{
+	return (uint32_t)len << 8 | (cls & 0xffu);
+}
+
 /* The cache's answer (a hit: 1 and *value), else 0.  The common case of
  * every lookup and of every insert of a present key: kept small and inline,
  * the walk below is out of line. */
@@ -430,8 +436,9 @@ static __attribute__((noinline)) int st__lookup_walk(const struct sandtrace_aren
  * SNode found (or not found) in that CNode/LNode is the state of the trie
  * at that instant, since main nodes are immutable.
  */
-int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsigned cls,
-			    const void *key, size_t len, uint32_t *value)
+static inline __attribute__((always_inline)) int
+st__lookup(const struct sandtrace_arena *a, uint64_t hash, unsigned cls, const void *key,
+	   size_t len, uint32_t *value)
 {
 	if (a == NULL || a->base == NULL)
 		return -EINVAL;
@@ -439,10 +446,16 @@ int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsi
 		return 0; /* never insertable, so never present */
 	if (len != 0 && key == NULL)
 		return -EINVAL;
-	uint32_t lencls = (uint32_t)len << 8 | (cls & 0xffu);
+	uint32_t lencls = st__lencls(cls, len);
 	if (st__cached(a, hash, lencls, key, len, value))
 		return 1;
 	return st__lookup_walk(a, hash, lencls, key, len, value);
+}
+
+int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsigned cls,
+			    const void *key, size_t len, uint32_t *value)
+{
+	return st__lookup(a, hash, cls, key, len, value);
 }
 
 int sandtrace_ctrie_lookup(const struct sandtrace_arena *a, unsigned cls, const void *key,
@@ -453,13 +466,7 @@ int sandtrace_ctrie_lookup(const struct sandtrace_arena *a, unsigned cls, const 
 		return -EINVAL;
 	if (len > ST__KEY_MAX)
 		return 0;
-	if (a == NULL || a->base == NULL)
-		return -EINVAL;
-	uint64_t hash = st__hash(cls, key, len);
-	uint32_t lencls = (uint32_t)len << 8 | (cls & 0xffu);
-	if (st__cached(a, hash, lencls, key, len, value))
-		return 1;
-	return st__lookup_walk(a, hash, lencls, key, len, value);
+	return st__lookup(a, st__hash(cls, key, len), cls, key, len, value);
 }
 
 /* ---- insert ------------------------------------------------------------ */
@@ -723,28 +730,31 @@ static __attribute__((noinline)) int st__insert_walk(struct sandtrace_arena *a, 
 	}
 }
 
-int st__ctrie_insert_hashed(struct sandtrace_arena *a, uint64_t hash, unsigned cls,
-			    const void *key, size_t len, uint32_t value, uint32_t *prev)
+static inline __attribute__((always_inline)) int
+st__insert(struct sandtrace_arena *a, uint64_t hash, unsigned cls, const void *key, size_t len,
+	   uint32_t value, uint32_t *prev)
 {
 	if (a == NULL || a->base == NULL || len > ST__KEY_MAX || (len != 0 && key == NULL))
 		return -EINVAL;
-	uint32_t lencls = (uint32_t)len << 8 | (cls & 0xffu);
+	uint32_t lencls = st__lencls(cls, len);
 	if (st__cached(a, hash, lencls, key, len, prev))
 		return 0; /* present: the hit path of "already recorded" */
 	return st__insert_walk(a, hash, lencls, key, len, value, prev);
+}
+
+int st__ctrie_insert_hashed(struct sandtrace_arena *a, uint64_t hash, unsigned cls,
+			    const void *key, size_t len, uint32_t value, uint32_t *prev)
+{
+	return st__insert(a, hash, cls, key, len, value, prev);
 }
 
 int sandtrace_ctrie_insert(struct sandtrace_arena *a, unsigned cls, const void *key, size_t len,
 			   uint32_t value, uint32_t *prev)
 {
 	/* checked before hashing, which would read key */
-	if (a == NULL || a->base == NULL || len > ST__KEY_MAX || (len != 0 && key == NULL))
+	if (len > ST__KEY_MAX || (len != 0 && key == NULL))
 		return -EINVAL;
-	uint64_t hash = st__hash(cls, key, len);
-	uint32_t lencls = (uint32_t)len << 8 | (cls & 0xffu);
-	if (st__cached(a, hash, lencls, key, len, prev))
-		return 0; /* present: the hit path of "already recorded" */
-	return st__insert_walk(a, hash, lencls, key, len, value, prev);
+	return st__insert(a, st__hash(cls, key, len), cls, key, len, value, prev);
 }
 
 /* ---- generation and statistics ---------------------------------------- */
