@@ -401,20 +401,17 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	/* one open both tells a missing file and is what probe_exec reads */
 	int fd = a->empty_path || !path ? PROBE_OPEN_HERE : probe_open(dirfd, path);
 	bool absent = fd < 0 && !a->empty_path && path && (errno == ENOENT || errno == ENOTDIR);
-	if (absent) {
+	int e = 0;
+	if (absent)
 		st__acc_done(a);
-	} else {
-		int e = st__pre(a);
-		if (e) {
-			if (fd >= 0)
-				ST_SYSCALL(SYS_close, fd);
-			errno = e;
-			return -1;
-		}
+	else if ((e = st__pre(a)) == 0)
 		why = note_exec(a, fd);
-	}
 	if (fd >= 0)
 		ST_SYSCALL(SYS_close, fd);
+	if (e) {
+		errno = e;
+		return -1;
+	}
 	if (a->refuse) { /* --verify --fence: this version of the program failed verification */
 		errno = EACCES;
 		return -1;
@@ -625,11 +622,10 @@ static bool spawn_find(const char *file, char *out, size_t cap)
 		 * execute permission is passed over (EACCES), a name that is
 		 * not there is a failed lookup */
 		struct stat st;
-		if (ST_SYSCALL(SYS_faccessat, AT_FDCWD, out, X_OK) == 0 &&
-		    ST_SYSCALL(SYS_newfstatat, AT_FDCWD, out, &st, 0) == 0 && S_ISREG(st.st_mode))
-			return true;
 		if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, out, &st, 0) != 0)
 			st__record_path(AT_FDCWD, out, K_X, false, ENOENT);
+		else if (S_ISREG(st.st_mode) && ST_SYSCALL(SYS_faccessat, AT_FDCWD, out, X_OK) == 0)
+			return true;
 		else
 			st__record_path(AT_FDCWD, out, K_Q, false, 0); /* there, not runnable */
 	}
