@@ -643,9 +643,9 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 		int sent = reply(d, c, SANDTRACE_MSG_VERDICT, f->seq, &iov, 1);
 		if (d->have_arena) {
 			uint32_t val = action | (err == EACCES ? SANDTRACE_V_EACCES : 0u);
-			/* the key: the policy generation (4 bytes), then the
-			 * resolved path, as the shim looks it up: a reload
-			 * makes every ask answer of the old policy miss */
+			/* the key the shim looks the answer up by
+			 * (sandtrace_ask_key): a reload makes every ask
+			 * answer of the old policy miss */
 			uint32_t pgen = (uint32_t)atomic_load_explicit(
 			    &sandtrace_arena_hdr(&d->arena)->generation, memory_order_relaxed);
 			char stackkey[4096];
@@ -653,8 +653,7 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 			char *key = klen <= sizeof(stackkey) ? stackkey : malloc(klen);
 			rc = -ENOMEM;
 			if (key != NULL) {
-				memcpy(key, &pgen, sizeof(pgen));
-				memcpy(key + sizeof(pgen), v.path, v.a.path_len);
+				sandtrace_ask_key(key, klen, pgen, v.path, v.a.path_len);
 				rc = sandtrace_ctrie_insert(&d->arena, SANDTRACE_KEY_VERDICT | cls,
 							    key, klen, val, NULL);
 				if (key != stackkey)

@@ -333,15 +333,13 @@ static uint32_t decide_local(struct st_acc *a, unsigned cls)
 		/* the daemon caches ask answers under the policy generation and
 		 * the resolved path */
 		struct st_tls *t = st__tls();
-		if (a->rpath_len + 4 <= sizeof(t->scratch)) {
-			uint32_t pgen = (uint32_t)atomic_load_explicit(
-			    &sandtrace_arena_hdr(&st__g.arena)->generation, memory_order_acquire);
-			memcpy(t->scratch, &pgen, 4);
-			memcpy(t->scratch + 4, a->rpath, a->rpath_len);
-			if (sandtrace_ctrie_lookup(&st__g.arena, SANDTRACE_KEY_VERDICT | cls, t->scratch,
-						   a->rpath_len + 4, &v) == 1)
-				return v;
-		}
+		uint32_t pgen = (uint32_t)atomic_load_explicit(
+		    &sandtrace_arena_hdr(&st__g.arena)->generation, memory_order_acquire);
+		size_t klen = sandtrace_ask_key(t->scratch, sizeof(t->scratch), pgen, a->rpath,
+						a->rpath_len);
+		if (klen && sandtrace_ctrie_lookup(&st__g.arena, SANDTRACE_KEY_VERDICT | cls,
+						   t->scratch, klen, &v) == 1)
+			return v;
 		struct sandtrace_verdict vd;
 		if (st__request(a->kind, a->rpath, a->rpath_len, &vd) == 0)
 			return vd.action | (vd.err == EACCES ? SANDTRACE_V_EACCES : 0);

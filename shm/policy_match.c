@@ -71,3 +71,12 @@ unsigned sandtrace_policy_match(const void *base, const struct sandtrace_policy_
 	}
 	return t->default_action;
 }
+
+size_t sandtrace_ask_key(void *buf, size_t cap, uint32_t pgen, const char *path, size_t len)
+{
+	if (len > cap || cap - len < sizeof(pgen))
+		return 0;
+	memcpy(buf, &pgen, sizeof(pgen));
+	memcpy((char *)buf + sizeof(pgen), path, len);
+	return sizeof(pgen) + len;
+}

@@ -48,4 +48,14 @@ int sandtrace_prefix_covers(const char *prefix, size_t plen, const char *path, s
 unsigned sandtrace_policy_match(const void *base, const struct sandtrace_policy_table *t,
 				unsigned cls, const char *path, size_t len, int *rule_index);
 
+/*
+ * sandtrace_ask_key - the Ctrie key (class SANDTRACE_KEY_VERDICT | the
+ * access class) under which the daemon caches the answer to an ask rule and
+ * the shim looks it up: the arena's policy generation (4 bytes, host order),
+ * then the resolved path's len bytes, so a reload makes every answer of the
+ * old policy miss.  Writes buf (cap bytes); returns the key's length, or 0
+ * when it does not fit.  Pure, async-signal-safe.
+ */
+size_t sandtrace_ask_key(void *buf, size_t cap, uint32_t pgen, const char *path, size_t len);
+
 #endif

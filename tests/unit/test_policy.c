@@ -408,6 +408,22 @@ START_TEST(embedded_defaults)
 END_TEST
 
 /* The compiled table in an arena-like buffer at a non-zero offset. */
+/* The ask-answer key the daemon inserts and the shim looks up: the policy
+ * generation's 4 bytes, then the path; 0 when it does not fit. */
+START_TEST(ask_key_layout)
+{
+	char buf[16];
+	uint32_t g = 0x01020304u, back;
+	ck_assert_uint_eq(sandtrace_ask_key(buf, sizeof(buf), g, "/a/b", 4), 8);
+	memcpy(&back, buf, 4);
+	ck_assert_uint_eq(back, g);
+	ck_assert_int_eq(memcmp(buf + 4, "/a/b", 4), 0);
+	ck_assert_uint_eq(sandtrace_ask_key(buf, sizeof(buf), g, "/0123456789ab", 12), 16);
+	ck_assert_uint_eq(sandtrace_ask_key(buf, sizeof(buf), g, "/0123456789abc", 13), 0);
+	ck_assert_uint_eq(sandtrace_ask_key(buf, 3, g, "", 0), 0);
+}
+END_TEST
+
 START_TEST(compile_at_offset)
 {
 	struct st__policy p;
@@ -451,6 +467,7 @@ Suite *suite_policy(void)
 	tcase_add_test(tm, deny_errno);
 	tcase_add_test(tm, ancestors_of_allowed_visible);
 	tcase_add_test(tm, compile_at_offset);
+	tcase_add_test(tm, ask_key_layout);
 	suite_add_tcase(s, tm);
 	return s;
 }
