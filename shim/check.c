@@ -108,6 +108,17 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
  * 0x40 is used by no other key class (violations are 0x80 | kind | nofollow,
  * verdicts 0x40 | class | nofollow). */
 #define KEY_RESOLVED 0xc0u
+/*
+ * Key class of a directory known to resolve to itself (every component an
+ * existing non-link, no "." or ".."), keyed like any path: generation (of
+ * its parent's slot) + path bytes.  A miss resolves only the last component
+ * of a path in such a directory: one readlink, not one per component.  It
+ * goes stale exactly when a cached verdict would: a component replaced by a
+ * link to a directory, or a directory moved, bumps the global generation; a
+ * link to a file made at its name bumps its parent's slot (and nothing can
+ * lie under a file).  0xf0 is no other key class.
+ */
+#define KEY_DIR_SELF 0xf0u
 
 /* The per-directory generations, or NULL before the first bump.  Once
  * published the array never moves: the first sight of it is kept. */
@@ -166,7 +177,8 @@ static unsigned dir_slot(const char *p, size_t len)
 	return (unsigned)h & (SANDTRACE_FS_GEN_SLOTS - 1);
 }
 
-static const char *key_of_abs(struct st_acc *a, size_t *len)
+/* The generation a key for the path p[0..len) starts with (0 without an arena). */
+static uint32_t gen_of(const char *p, size_t len)
 {
 	uint32_t gen = 0;
 	if (st__g.arena.base) {
@@ -183,9 +195,14 @@ static const char *key_of_abs(struct st_acc *a, size_t *len)
 		if (!slots && atomic_load_explicit(&h->fs_gen_slots, memory_order_relaxed))
 			slots = gen_slots(false);
 		if (slots)
-			gen += atomic_load_explicit(&slots[dir_slot(a->abs, a->abs_len)],
-						    memory_order_acquire);
+			gen += atomic_load_explicit(&slots[dir_slot(p, len)], memory_order_acquire);
 	}
+	return gen;
+}
+
+static const char *key_of_abs(struct st_acc *a, size_t *len)
+{
+	uint32_t gen = gen_of(a->abs, a->abs_len);
 	char *k = a->abs - KEY_GEN;
 	memcpy(k, &gen, KEY_GEN);
 	*len = a->abs_len + KEY_GEN;
@@ -294,9 +311,24 @@ static void resolve(struct st_acc *a)
 	a->resolved = true;
 	int saved = errno;
 	ssize_t n = -1;
-	if (a->abs_len + 1 <= sizeof(a->rbuf))
+	if (a->abs_len + 1 <= sizeof(a->rbuf)) {
+		/* the directory part: "/a/b" of "/a/b/c" (none for "/c") */
+		const char *e = memrchr(a->abs, '/', a->abs_len);
+		size_t dlen = e ? (size_t)(e - a->abs) : 0, known = 0, conf = 0;
+		uint32_t v;
+		char *k = a->abs - KEY_GEN; /* key_of_abs rewrites the prefix on each use */
+		bool memo = st__g.arena.base && dlen > 0;
+		if (memo) {
+			uint32_t gen = gen_of(a->abs, dlen);
+			memcpy(k, &gen, KEY_GEN);
+			if (sandtrace_ctrie_lookup(&st__g.arena, KEY_DIR_SELF, k, dlen + KEY_GEN, &v) == 1)
+				known = dlen;
+		}
 		n = st__path_resolve(a->abs, a->abs_len, !a->nofollow, a->rbuf, sizeof(a->rbuf),
-				     &a->magic_fd, st__tls()->scratch, ST_PATH_BUF);
+				     &a->magic_fd, st__tls()->scratch, ST_PATH_BUF, known, &conf);
+		if (memo && !known && n >= 0 && conf >= dlen)
+			sandtrace_ctrie_insert(&st__g.arena, KEY_DIR_SELF, k, dlen + KEY_GEN, 1, NULL);
+	}
 	errno = saved;
 	if (n < 0 && a->magic_fd) {
 		a->skip = true; /* a pipe, socket or tty by number: not a file dependency */

@@ -189,20 +189,31 @@ static bool is_proc_magic(const char *p, size_t len)
 }
 
 ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
-			 bool *magic, char *rest, size_t rcap)
+			 bool *magic, char *rest, size_t rcap, size_t known, size_t *confirmed)
 {
 	/* out holds the resolved prefix (no trailing '/', "" for the root);
-	 * rest holds what is left to walk. */
-	size_t olen = 0, rlen, pos = 0;
+	 * rest holds what is left to walk.  While pristine (no link followed,
+	 * no "." or ".." met) out is byte for byte the prefix of in walked so
+	 * far, and each component readlink calls "not a link" extends what is
+	 * confirmed to resolve to itself. */
+	size_t olen = 0, rlen, pos = 0, conf = 0;
 	int hops = 0;
+	bool pristine = true;
 	char link[PATH_MAX + 1];
 
 	*magic = false;
-	if (len + 1 > rcap || len == 0 || in[0] != '/')
+	if (confirmed)
+		*confirmed = 0;
+	if (len + 1 > rcap || len == 0 || in[0] != '/' || known >= len || known > cap ||
+	    (known && in[known] != '/'))
 		return -1;
 	memcpy(rest, in, len);
 	rest[len] = 0;
 	rlen = len;
+	if (known) { /* the caller vouches for in[0..known): no readlink there */
+		memcpy(out, in, known);
+		olen = pos = conf = known;
+	}
 	while (pos < rlen) {
 		while (pos < rlen && rest[pos] == '/')
 			pos++;
@@ -218,9 +229,12 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 				last = false;
 				break;
 			}
-		if (clen == 1 && rest[s] == '.')
+		if (clen == 1 && rest[s] == '.') {
+			pristine = false;
 			continue;
+		}
 		if (clen == 2 && rest[s] == '.' && rest[s + 1] == '.') {
+			pristine = false;
 			while (olen > 0 && out[olen - 1] != '/')
 				olen--;
 			if (olen > 0)
@@ -241,6 +255,8 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		if (n < 0) {
 			if (errno == EINVAL) { /* not a symlink: keep it */
 				olen = cand;
+				if (pristine && cand == pos)
+					conf = cand;
 				continue;
 			}
 			/* does not exist (or cannot be looked into): the rest is
@@ -252,8 +268,9 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			memcpy(out + olen, rest + pos, tail);
 			olen += tail;
 			out[olen] = 0;
-			ssize_t f = st__path_fold(out, olen);
-			return f;
+			if (confirmed)
+				*confirmed = conf;
+			return st__path_fold(out, olen);
 		}
 		link[n] = 0;
 		if (is_proc_magic(out, cand)) {
@@ -272,6 +289,7 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			if (n > 10 && !memcmp(link + n - 10, " (deleted)", 10))
 				n -= 10, link[n] = 0;
 		}
+		pristine = false;
 		if (++hops > 40) /* ELOOP: let the real call say so */
 			goto lexical;
 		/* rest := link + rest[pos..] */
@@ -291,6 +309,8 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		olen = 1;
 	}
 	out[olen] = 0;
+	if (confirmed)
+		*confirmed = conf;
 	return (ssize_t)olen;
 lexical:
 	if (len + 1 > cap)

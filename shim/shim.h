@@ -385,9 +385,15 @@ ssize_t st__path_fold(char *p, size_t len);      /* lexical fold of .. too (no s
  * when the path leads to a non-file (pipe:[N], socket:[N], anon_inode) and
  * sets *magic when the whole path is a /proc/<pid>/{fd/N,exe,cwd,root} link
  * (through one, the rest is resolved and judged like any path).  A loop gives
- * up after 40 links and returns the input, folded.  Uses readlink only. */
+ * up after 40 links and returns the input, folded.  Uses readlink only.
+ * known: the length of a prefix of in, ending before a '/', that the caller
+ * knows resolves to itself (no component a link, no "." or ".."): it is
+ * taken as is, without a readlink (0: none).  *confirmed (NULL: not wanted)
+ * gets the length of the longest such prefix of in, at a component
+ * boundary, that this walk found to resolve to itself (known included; 0
+ * on the -1 and loop returns).  Async-signal-safe. */
 ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
-			 bool *magic, char *scratch, size_t scap);
+			 bool *magic, char *scratch, size_t scap, size_t known, size_t *confirmed);
 
 /* Connection (client.c).  All preserve errno and never allocate. */
 int st__send_access(const struct sandtrace_access *acc, const char *path, size_t len,

@@ -71,4 +71,15 @@ R10=$W/repoint-dir.jsonl
 "$ST" run --report "$R10" -- sh -c 'ln -sfn dA cd1; cat cd1/f >/dev/null; ln -sfn dB cd1; cat cd1/f >/dev/null'
 check "repointed directory link: first target read"  has R "$W/dA/f" "$R10"
 check "repointed directory link: second target read" has R "$W/dB/f" "$R10"
+# a directory that resolved to itself (remembered: later misses under it
+# resolve only their last component) replaced by a link, after a move or
+# a removal: paths under it resolve anew
+mkdir dC dD dE dF; echo c > dC/f; echo d > dD/f; echo e > dE/f; echo f > dF/f
+R11=$W/dir-replaced.jsonl
+"$ST" run --report "$R11" -- sh -c 'cat dC/f dE/f >/dev/null; mv dC dC.old; ln -s dD dC;
+  rm dE/f; rmdir dE; ln -s dF dE; cat dC/f dE/f >/dev/null'
+check "directory moved, link in its place: first read"  has R "$W/dC/f" "$R11"
+check "directory moved, link in its place: second read" has R "$W/dD/f" "$R11"
+check "directory removed, link in its place: first read"  has R "$W/dE/f" "$R11"
+check "directory removed, link in its place: second read" has R "$W/dF/f" "$R11"
 done_
