@@ -315,19 +315,27 @@ static void resolve(struct st_acc *a)
 		/* the directory part: "/a/b" of "/a/b/c" (none for "/c") */
 		const char *e = memrchr(a->abs, '/', a->abs_len);
 		size_t dlen = e ? (size_t)(e - a->abs) : 0, known = 0, conf = 0;
-		uint32_t v;
-		char *k = a->abs - KEY_GEN; /* key_of_abs rewrites the prefix on each use */
+		uint32_t v, gen;
+		/* the memo's key borrows the generation prefix in front of abs,
+		 * which a caller may hold as its own key (key_of_abs): kept
+		 * and put back */
+		char *k = a->abs - KEY_GEN, held[KEY_GEN];
 		bool memo = st__g.arena.base && dlen > 0;
 		if (memo) {
-			uint32_t gen = gen_of(a->abs, dlen);
+			memcpy(held, k, KEY_GEN);
+			gen = gen_of(a->abs, dlen);
 			memcpy(k, &gen, KEY_GEN);
 			if (sandtrace_ctrie_lookup(&st__g.arena, KEY_DIR_SELF, k, dlen + KEY_GEN, &v) == 1)
 				known = dlen;
+			memcpy(k, held, KEY_GEN);
 		}
 		n = st__path_resolve(a->abs, a->abs_len, !a->nofollow, a->rbuf, sizeof(a->rbuf),
 				     &a->magic_fd, st__tls()->scratch, ST_PATH_BUF, known, &conf);
-		if (memo && !known && n >= 0 && conf >= dlen)
+		if (memo && !known && n >= 0 && conf >= dlen) {
+			memcpy(k, &gen, KEY_GEN);
 			sandtrace_ctrie_insert(&st__g.arena, KEY_DIR_SELF, k, dlen + KEY_GEN, 1, NULL);
+			memcpy(k, held, KEY_GEN);
+		}
 	}
 	errno = saved;
 	if (n < 0 && a->magic_fd) {

@@ -124,4 +124,14 @@ check "fenced: a dir on the way is not writable" test ! -e "$W/not-allowed"
 # strict mode turns violations into a failing exit status
 "$ST" run --strict --fence --policy "$W/policy" -- "$DRV" open-r "$W/out/secret" >/dev/null; rc=$?
 check "--strict exits 121 on violations" test $rc -eq 121
+# a cached verdict is found again where per-directory generations are in play
+# (a link to a file made in the directory by a traced process): ten lookups of
+# one path resolve it once (a resolution writing its own key over the verdict's
+# key prefix once made every warm lookup a miss)
+cd "$W/in"; mkdir -p wv; echo x > wv/f
+"$ST" run --fence --policy "$W/policy" --report "$W/wv.jsonl" -- strace -f -qq \
+	-e trace=readlink,readlinkat -o "$W/in/wv.strace" \
+	sh -c 'ln -sf f wv/lnk; for i in 1 2 3 4 5 6 7 8 9 10; do test -e wv/f; done'
+n=$(grep -c 'wv/f"' "$W/in/wv.strace")
+check "warm verdicts are hits: $n resolutions of wv/f for 10 lookups" test "$n" -le 1
 done_
