@@ -9,9 +9,22 @@
 
 
 /* ---- cwd cache: a seqlock over a process-wide copy of the cwd.  chdir,
- * fchdir and chroot invalidate it; readers that race a writer retry. ---- */
+ * fchdir and chroot invalidate it; readers that race a writer retry.  It is
+ * also kept with the arena's global generation it was read in: a directory
+ * moved by any traced process (a global bump) may have been one of its
+ * ancestors, so a copy of an older generation is read again. ---- */
 static char cwd_buf[ST_PATH_BUF];
 ST_HOT static _Atomic size_t cwd_len;
+ST_HOT static _Atomic uint64_t cwd_fs_gen;
+
+/* The arena's global generation (0 without an arena).  acquire: pairs with
+ * the release bump made after a namespace change. */
+static uint64_t fs_gen_now(void)
+{
+	return st__g.arena.base ? atomic_load_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen,
+						       memory_order_acquire)
+				: 0;
+}
 
 void st__cwd_invalidate(void)
 {
@@ -31,7 +44,9 @@ ssize_t st__getcwd(char *buf, size_t cap)
 {
 	int saved = errno;
 	unsigned g = atomic_load_explicit(&st__g.cwd_gen, memory_order_acquire);
-	if (!(g & 1) && atomic_load_explicit(&st__g.cwd_valid, memory_order_acquire)) {
+	uint64_t fsg = fs_gen_now();
+	if (!(g & 1) && atomic_load_explicit(&st__g.cwd_valid, memory_order_acquire) &&
+	    atomic_load_explicit(&cwd_fs_gen, memory_order_relaxed) == fsg) {
 		size_t n = atomic_load_explicit(&cwd_len, memory_order_relaxed);
 		if (n + 1 <= cap) {
 			memcpy(buf, cwd_buf, n);
@@ -54,6 +69,9 @@ ssize_t st__getcwd(char *buf, size_t cap)
 						    memory_order_acq_rel, memory_order_relaxed)) {
 		memcpy(cwd_buf, buf, n + 1);
 		atomic_store_explicit(&cwd_len, n, memory_order_relaxed);
+		/* the generation read before the kernel was asked: a move racing
+		 * the call leaves a copy that is read again next time */
+		atomic_store_explicit(&cwd_fs_gen, fsg, memory_order_relaxed);
 		atomic_store_explicit(&st__g.cwd_valid, 1, memory_order_relaxed);
 		/* release: the copy is visible before gen turns even */
 		atomic_store_explicit(&st__g.cwd_gen, exp + 2, memory_order_release);
@@ -80,7 +98,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->quiet = false;
 	a->unjudgeable = false;
 	a->was_link = false;
-	a->link_to_dir = false;
+	a->link_wide = false;
 	a->was_dir = false;
 	a->pair = false;
 	a->was_missing = false;
@@ -113,10 +131,12 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
  * existing non-link, no "." or ".."), keyed like any path: generation (of
  * its parent's slot) + path bytes.  A miss resolves only the last component
  * of a path in such a directory: one readlink, not one per component.  It
- * goes stale exactly when a cached verdict would: a component replaced by a
- * link to a directory, or a directory moved, bumps the global generation; a
- * link to a file made at its name bumps its parent's slot (and nothing can
- * lie under a file).  0xf0 is no other key class.
+ * goes stale exactly when a cached verdict would (fs_gen_bump): a component
+ * moved, or replaced by a link that leads to a directory or to nothing,
+ * bumps the global generation; a component can only be replaced by a link
+ * to a file after it was removed, and removing a directory bumps its
+ * children's slot, which is the slot this key is made with one level down.
+ * 0xf0 is no other key class.
  */
 #define KEY_DIR_SELF 0xf0u
 
@@ -150,31 +170,9 @@ static _Atomic uint32_t *gen_slots(bool create)
 	return seen;
 }
 
-/* The slot of the directory part of an absolute path ("/a/b" -> "/a/"):
- * a multiply-xorshift hash eight bytes at a time (the last word overlaps the
- * one before it), not a byte loop: it runs on every cache hit once a
- * directory's generation has moved. */
-static unsigned dir_slot(const char *p, size_t len)
+static inline unsigned dir_slot(const char *p, size_t len)
 {
-	const char *e = memrchr(p, '/', len);
-	size_t n = e ? (size_t)(e - p) + 1 : len;
-	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n, w;
-	if (n < 8) {
-		w = 0;
-		for (size_t i = 0; i < n; i++)
-			w = w << 8 | (unsigned char)p[i];
-		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-	} else {
-		for (size_t i = 0; i + 8 < n; i += 8) {
-			memcpy(&w, p + i, 8);
-			h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-			h ^= h >> 32;
-		}
-		memcpy(&w, p + n - 8, 8);
-		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-	}
-	h ^= h >> 29;
-	return (unsigned)h & (SANDTRACE_FS_GEN_SLOTS - 1);
+	return st__dir_slot(p, len, SANDTRACE_FS_GEN_SLOTS);
 }
 
 /* The generation a key for the path p[0..len) starts with (0 without an arena). */
@@ -209,32 +207,67 @@ static const char *key_of_abs(struct st_acc *a, size_t *len)
 	return k;
 }
 
+/* The slot of the children of the name a->abs ("/a/b" -> the slot of "/a/b/"). */
+static unsigned own_slot(struct st_acc *a)
+{
+	/* absbuf (or the mapping) has room past the NUL: made "/a/b/" for the hash */
+	a->abs[a->abs_len] = '/';
+	unsigned s = dir_slot(a->abs, a->abs_len + 1);
+	a->abs[a->abs_len] = 0;
+	return s;
+}
+
 /*
- * After a namespace change at a->abs: a symlink to a directory (or a moved
- * directory) can change how any path resolves: every key misses (global
- * generation).  A symlink to a file (configure's conftest.sym, libtool's
- * lib.so links) changes only the names of its own directory: only that
- * directory's slot moves, and the rest of the cache stays warm.
+ * After a namespace change at a->abs.  global: a symlink that leads to a
+ * directory or to nothing, or a moved directory, can change how any path
+ * resolves: every key misses (global generation).  Otherwise (a symlink to
+ * an existing file: configure's conftest.sym, libtool's lib.so links) only
+ * the slots of the name's directory and of the name's own children move, and
+ * the rest of the cache stays warm.  Nothing resolves under a link to a file
+ * (ENOTDIR) until the name changes again, which bumps again.  Not seen: the
+ * link's target file replaced by a directory (no link changes): entries
+ * under the link's name made before then stay (documented in INTERNALS).
  */
 static void fs_gen_bump(struct st_acc *a, bool global)
 {
 	if (!st__g.arena.base)
 		return;
 	_Atomic uint32_t *slots = global ? NULL : gen_slots(true);
-	if (slots)
+	if (slots) {
 		/* release: the namespace change (done) before the new generation */
 		atomic_fetch_add_explicit(&slots[dir_slot(a->abs, a->abs_len)], 1,
 					  memory_order_release);
-	else
+		atomic_fetch_add_explicit(&slots[own_slot(a)], 1, memory_order_release);
+	} else {
+		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen, 1,
+					  memory_order_release);
+	}
+}
+
+/* A directory removed: the keys of its children (keyed with its own slot)
+ * must not outlive it, since the name can come back as a link; removing a
+ * tree bottom-up (rm -r) reaches every level. */
+static void fs_gen_bump_children(struct st_acc *a)
+{
+	_Atomic uint32_t *slots = st__g.arena.base ? gen_slots(true) : NULL;
+	if (slots) /* release: as in fs_gen_bump */
+		atomic_fetch_add_explicit(&slots[own_slot(a)], 1, memory_order_release);
+	else if (st__g.arena.base)
 		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen, 1,
 					  memory_order_release);
 }
 
-/* Does abs, its symlinks followed, name a directory? */
-static bool followed_is_dir(const char *abs)
+/*
+ * Does a symlink at abs reach past its own name?  Its target (followed) is
+ * a directory, or cannot be reached: a dangling link becomes a directory's
+ * link when its target is made (mkdir, no link changes), so it counts as
+ * one.  Only a link to an existing non-directory leaves every path beyond it
+ * failing with ENOTDIR.
+ */
+static bool link_is_wide(const char *abs)
 {
 	struct stat st;
-	return ST_SYSCALL(SYS_newfstatat, AT_FDCWD, abs, &st, 0) == 0 && S_ISDIR(st.st_mode);
+	return ST_SYSCALL(SYS_newfstatat, AT_FDCWD, abs, &st, 0) != 0 || S_ISDIR(st.st_mode);
 }
 
 /* Build a->abs: the absolute spelling, cleaned but with ".." kept. */
@@ -569,7 +602,7 @@ int st__pre(struct st_acc *a)
 		if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			a->was_link = S_ISLNK(st.st_mode);
 			a->was_dir = S_ISDIR(st.st_mode);
-			a->link_to_dir = a->was_link && followed_is_dir(a->abs);
+			a->link_wide = a->was_link && link_is_wide(a->abs);
 		} else
 			a->was_missing = errno == ENOENT;
 	}
@@ -634,18 +667,29 @@ void st__post(struct st_acc *a, int err)
 	if (err == ENOENT && kind != SANDTRACE_KIND_WRITE)
 		kind = SANDTRACE_KIND_MISSING;
 	if (a->ns_change && !err) {
-		/* a symlink created, removed or moved, or a directory moved (a
-		 * rename: the only pair whose names can be directories); removing
-		 * a directory changes no resolution (what was under it is gone) */
+		/*
+		 * What the name was before the call and is after it: a directory
+		 * moved (a rename or exchange: the only pair whose names can be
+		 * directories) moves every path under it; a directory removed
+		 * takes its children's keys with it; a link that was there and
+		 * a link that is there now (made by symlink or link, or moved
+		 * here by a rename or an exchange, over whatever was there) each
+		 * change what the name resolves to.  Only calls that can put a
+		 * link at the name (it was missing, or one of a pair) look again.
+		 */
 		struct stat st;
+		int now = -1; /* the name's type after the call, -1: gone */
+		if (a->was_missing || a->pair || a->was_dir)
+			now = ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st,
+					 AT_SYMLINK_NOFOLLOW) == 0 ? (int)(st.st_mode & S_IFMT) : -1;
 		if (a->was_dir && a->pair)
 			fs_gen_bump(a, true);
-		else if (a->was_link)
-			fs_gen_bump(a, a->link_to_dir);
-		else if (a->was_missing &&
-			 ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			 S_ISLNK(st.st_mode))
-			fs_gen_bump(a, followed_is_dir(a->abs));
+		else if (a->was_dir && now != S_IFDIR)
+			fs_gen_bump_children(a);
+		if (a->was_link)
+			fs_gen_bump(a, a->link_wide);
+		if (now == S_IFLNK && (a->was_missing || a->pair))
+			fs_gen_bump(a, link_is_wide(a->abs));
 	}
 	if (err == 0 && (st__g.flags & SANDTRACE_F_IDENTITY) &&
 	    (kind == SANDTRACE_KIND_READ || kind == SANDTRACE_KIND_EXEC) && post_identity(a, kind))

@@ -283,7 +283,7 @@ struct st_acc {
 	bool unjudgeable;     /* fenced, and the directory is too deep to be named */
 	bool ns_change;       /* a namespace write: may change symlink resolution */
 	bool was_link;        /* the name was a symlink before the call */
-	bool link_to_dir;     /* ... to a directory (other paths resolve through it) */
+	bool link_wide;       /* ... that reached past its own name (link_is_wide) */
 	bool was_dir;         /* the name was a directory before the call */
 	bool pair;            /* one of the two names of a rename or link */
 	bool was_missing;     /* the name did not exist before the call */
@@ -373,6 +373,12 @@ int st__arena_open(const char *name, uint64_t *size);
  * would be one more page for every process to fault in); stops at the
  * first non-digit.  Async-signal-safe. */
 unsigned st__parse_uint(const char *s);
+
+/* st__dir_slot - the per-directory generation slot (0..nslots-1, nslots a
+ * power of two) of the directory part of p[0..len) ("/a/b" -> "/a/"; all of
+ * p when it ends in '/'): a hash eight bytes at a time with a full final
+ * mix, so names that differ in any byte, the last ones too, spread.  Pure. */
+unsigned st__dir_slot(const char *p, size_t len, unsigned nslots);
 
 /* Path helpers (path.c, also unit tested).  Return the length or -1.
  * st__path_join: base[0..blen) joined with rel (rlen = strlen(rel)). */

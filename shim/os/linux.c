@@ -37,8 +37,13 @@ ssize_t st__fd_path(int fd, char *buf, size_t cap)
 		return -err; /* EBADF; ENAMETOOLONG: a directory too deep to be named */
 	if (n == 0 || buf[0] != '/')
 		return -ENOENT; /* pipe:[N], socket:[N]: not a file */
-	if (n > 10 && !memcmp(buf + n - 10, " (deleted)", 10))
+	/* the kernel's mark of a removed file or directory (no links left):
+	 * name what it was; a name that merely ends so is kept */
+	struct stat st;
+	if (n > 10 && !memcmp(buf + n - 10, " (deleted)", 10) &&
+	    ST_SYSCALL(SYS_fstat, fd, &st) == 0 && st.st_nlink == 0)
 		n -= 10;
+	errno = saved;
 	buf[n] = 0;
 	return n;
 }

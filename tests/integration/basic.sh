@@ -82,4 +82,44 @@ check "directory moved, link in its place: first read"  has R "$W/dC/f" "$R11"
 check "directory moved, link in its place: second read" has R "$W/dD/f" "$R11"
 check "directory removed, link in its place: first read"  has R "$W/dE/f" "$R11"
 check "directory removed, link in its place: second read" has R "$W/dF/f" "$R11"
+# names that become links without a link to a directory being made or moved
+# (a newcomer's review found each one recorded under the old spelling):
+# a directory removed and a dangling link put in its place, whose target is
+# made afterwards (the link then leads to a directory: mkdir changed it)
+mkdir -p m1/w/d/e; echo a > m1/w/d/e/f
+R12=$W/became-link.jsonl
+"$ST" run --report "$R12" -- sh -c 'cat m1/w/d/e/f >/dev/null; rm -rf m1/w/d; ln -s tgt m1/w/d;
+  mkdir -p m1/w/tgt/e; echo g > m1/w/tgt/e/g; cat m1/w/d/e/g >/dev/null'
+check "dangling link made a directory's by mkdir: read recorded where it went" \
+	has R "$W/m1/w/tgt/e/g" "$R12"
+# a link renamed over a regular file (whose own lookups were cached), from a
+# directory where it resolves differently (absolute: to a file both ways)
+mkdir -p m2/w m2/o; echo p > m2/w/file; echo t > m2/w/t.txt
+"$ST" run --report "$R12.2" -- sh -c "cat m2/w/file >/dev/null; ln -s $W/m2/w/t.txt m2/o/l;
+  mv -T m2/o/l m2/w/file; cat m2/w/file >/dev/null"
+check "link renamed over a file: the second read recorded at its target" has R "$W/m2/w/t.txt" "$R12.2"
+# the same with a relative link that dangles where it is made and leads to a
+# directory where it lands; the file's name was remembered as resolving to itself
+mkdir -p m3/w/den m3/o; echo p > m3/w/file; echo s > m3/w/den/g
+"$ST" run --report "$R12.3" -- sh -c 'cat m3/w/file/x 2>/dev/null; ln -s den m3/o/l;
+  mv -T m3/o/l m3/w/file; cat m3/w/file/g >/dev/null'
+check "dangling link renamed to where it leads to a directory: read recorded there" \
+	has R "$W/m3/w/den/g" "$R12.3"
+# a directory removed, a link to a file in its place, the file replaced by a
+# directory: what was cached under the old directory must not answer
+mkdir -p m4/d/e; echo 1 > m4/d/e/f; echo 2 > m4/t
+"$ST" run --report "$R12.4" -- sh -c 'cat m4/d/e/f >/dev/null; rm -rf m4/d; ln -s t m4/d;
+  rm m4/t; mkdir -p m4/t/e; echo 3 > m4/t/e/f; cat m4/d/e/f >/dev/null'
+check "removed directory's entries do not outlive it" has R "$W/m4/t/e/f" "$R12.4"
+# a cwd moved by another process: relative names are the new ones
+mkdir -p m5/a/b; echo x > m5/a/b/f; echo y > m5/a/b/g
+"$ST" run --report "$R12.5" -- sh -c 'cd m5/a/b; read x < f; mv ../../a ../../a2; read x < g'
+check "cwd moved by another process: read recorded under the new name" has R "$W/m5/a2/b/g" "$R12.5"
+# a directory whose name ends in " (deleted)" (the kernel's mark of a removed
+# one in /proc/self/fd) keeps its name when a path is taken relative to it
+mkdir -p "m6/x (deleted)"; echo z > "m6/x (deleted)/f"
+"$ST" run --report "$R12.6" -- python3 -c 'import os
+d = os.open("m6/x (deleted)", os.O_RDONLY)
+os.close(os.open("f", os.O_RDONLY, dir_fd=d))'
+check "a directory named '... (deleted)' keeps its name" has R "$W/m6/x (deleted)/f" "$R12.6"
 done_

@@ -134,4 +134,16 @@ cd "$W/in"; mkdir -p wv; echo x > wv/f
 	sh -c 'ln -sf f wv/lnk; for i in 1 2 3 4 5 6 7 8 9 10; do test -e wv/f; done'
 n=$(grep -c 'wv/f"' "$W/in/wv.strace")
 check "warm verdicts are hits: $n resolutions of wv/f for 10 lookups" test "$n" -le 1
+# a verdict or a remembered directory must not outlive a name that became a
+# link to a denied place: a directory replaced by a link that dangles where it
+# is made, then made to lead to $W/out by a mkdir (no link changes then)
+mkdir -p "$W/out/e" fl/w/d/e; echo SECRET > "$W/out/e/g"; echo ok > fl/w/d/e/f
+out=$("$ST" run --fence --policy "$W/policy" -- sh -c 'cat fl/w/d/e/f >/dev/null; rm -rf fl/w/d;
+  ln -s m/../../../../out fl/w/d; mkdir fl/w/m; cat fl/w/d/e/g 2>/dev/null')
+check "dangling link made to lead to a denied directory: read refused (got: $out)" test -z "$out"
+# a link renamed over an allowed file whose verdict was cached
+mkdir -p fr/o; echo plain > fr/file
+out=$("$ST" run --fence --policy "$W/policy" -- sh -c "cat fr/file >/dev/null; ln -s $W/out/secret fr/o/l;
+  mv -T fr/o/l fr/file; cat fr/file 2>/dev/null")
+check "link to a denied file renamed over an allowed one: read refused (got: $out)" test -z "$out"
 done_

@@ -227,6 +227,32 @@ END_TEST
 
 /* known and confirmed: the prefix a caller may skip (the shim's memo of
  * directories that resolve to themselves) and what the walk proved */
+/* Sibling directories that differ only in their last bytes spread over the
+ * slots (the hash once ignored a path's last two or three bytes, so a bump
+ * in one directory invalidated its siblings' entries too) */
+START_TEST(test_dir_slot)
+{
+	static unsigned char seen[4096];
+	char p[64];
+	unsigned distinct = 0;
+	memset(seen, 0, sizeof(seen));
+	for (int i = 0; i < 256; i++) {
+		snprintf(p, sizeof(p), "/build/src/lib%02x/", i);
+		unsigned s = st__dir_slot(p, strlen(p), 4096);
+		ck_assert_uint_lt(s, 4096);
+		distinct += !seen[s];
+		seen[s] = 1;
+	}
+	/* 256 names in 4096 slots: about 8 collide by chance */
+	ck_assert_uint_ge(distinct, 240);
+	/* the directory part only: "/a/b/c" and "/a/b/" share a slot, and a
+	 * name's last byte matters ("/m2/o/" and "/m2/w/" did not, once) */
+	ck_assert_uint_eq(st__dir_slot("/a/b/c", 6, 4096), st__dir_slot("/a/b/", 5, 4096));
+	ck_assert_uint_ne(st__dir_slot("/tmp/x/m2/o/", 12, 4096), st__dir_slot("/tmp/x/m2/w/", 12, 4096));
+	ck_assert_uint_ne(st__dir_slot("/x/", 3, 4096), st__dir_slot("/y/", 3, 4096));
+}
+END_TEST
+
 START_TEST(test_resolve_confirmed)
 {
 	static char in[ST_PATH_BUF], out[ST_PATH_BUF], scratch[ST_PATH_BUF];
@@ -333,6 +359,7 @@ Suite *suite_pathnorm(void)
 	tcase_add_test(tc, test_fold);
 	tcase_add_test(tc, test_parse_uint);
 	tcase_add_test(tc, test_resolve);
+	tcase_add_test(tc, test_dir_slot);
 	tcase_add_test(tc, test_resolve_confirmed);
 	tcase_add_test(tc, test_resolve_proc_fd);
 	suite_add_tcase(s, tc);
