@@ -109,6 +109,8 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->rpath_len = 0;
 	a->fd = -1;
 	a->refuse = false;
+	a->memo_hit = false;
+	a->memo = NULL;
 }
 
 /*
@@ -238,6 +240,9 @@ static void fs_gen_bump(struct st_acc *a, bool global)
 		atomic_fetch_add_explicit(&slots[dir_slot(a->abs, a->abs_len)], 1,
 					  memory_order_release);
 		atomic_fetch_add_explicit(&slots[own_slot(a)], 1, memory_order_release);
+		/* release: every thread's memo of warm accesses drops (memo_epoch) */
+		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->ns_epoch, 1,
+					  memory_order_release);
 	} else {
 		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen, 1,
 					  memory_order_release);
@@ -250,9 +255,11 @@ static void fs_gen_bump(struct st_acc *a, bool global)
 static void fs_gen_bump_children(struct st_acc *a)
 {
 	_Atomic uint32_t *slots = st__g.arena.base ? gen_slots(true) : NULL;
-	if (slots) /* release: as in fs_gen_bump */
+	if (slots) { /* release: as in fs_gen_bump */
 		atomic_fetch_add_explicit(&slots[own_slot(a)], 1, memory_order_release);
-	else if (st__g.arena.base)
+		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->ns_epoch, 1,
+					  memory_order_release);
+	} else if (st__g.arena.base)
 		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen, 1,
 					  memory_order_release);
 }
@@ -587,9 +594,116 @@ done:
 	return true;
 }
 
+/* ---- the thread's memo of warm accesses (shim.h, struct st_memo_ent) ---- */
+
+/* The arena epoch a memo entry is valid in: every counter only grows, so the
+ * sum moves when any does (a namespace change anywhere, a policy reload).
+ * acquire: pairs with the release bumps made after the change. */
+static inline uint64_t memo_epoch(void)
+{
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
+	return atomic_load_explicit(&h->fs_gen, memory_order_acquire) +
+	       atomic_load_explicit(&h->generation, memory_order_acquire) +
+	       atomic_load_explicit(&h->ns_epoch, memory_order_acquire);
+}
+
+/* (path, nofollow) -> an odd 64-bit tag (0 is "empty"): eight bytes at a time. */
+static inline uint64_t memo_hash(const char *p, size_t n, bool nofollow)
+{
+	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n ^ ((uint64_t)nofollow << 40), w = 0;
+	if (n >= 8) {
+		for (size_t i = 0; i + 8 < n; i += 8) {
+			memcpy(&w, p + i, 8);
+			h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+			h ^= h >> 32;
+		}
+		memcpy(&w, p + n - 8, 8);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			w = w << 8 | (unsigned char)p[i];
+	}
+	h = (h ^ w) * UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h | 1;
+}
+
+/*
+ * Probe the memo for a->path (absolute, as spelled).  Only the outermost
+ * checked call of a thread uses it (st__level 1): a signal handler's nested
+ * call never meets an entry half written.  Only reads and queries (the hot
+ * calls; writes change the namespace, execs and listings do more), and not
+ * in the modes that look at every access (record-all, identity, verify).
+ * Returns true when the entry says cls is allowed in the current epoch (the
+ * call goes ahead without building the key); a->memo is then the entry to
+ * fill or to read after the call, else NULL.
+ */
+static bool memo_probe(struct st_acc *a, unsigned cls)
+{
+	if (st__level != 1 || !st__g.arena.base || !a->path || a->path[0] != '/' || a->quiet ||
+	    (a->kind != SANDTRACE_KIND_READ && a->kind != SANDTRACE_KIND_QUERY) ||
+	    (st__g.flags & (SANDTRACE_F_RECORD_ALL | SANDTRACE_F_IDENTITY | SANDTRACE_F_VERIFY)))
+		return false;
+	struct st_tls *t = st__tls();
+	if (t->memo_calls < ST_MEMO_AFTER) { /* a short-lived thread never touches its page */
+		t->memo_calls++;
+		return false;
+	}
+	size_t n = strnlen(a->path, ST_MEMO_KEY + 1);
+	if (n > ST_MEMO_KEY)
+		return false;
+	uint64_t tag = memo_hash(a->path, n, a->nofollow);
+	struct st_memo_ent *e = &t->memo[(tag >> 1) % ST_MEMO_WAYS];
+	a->memo = e;
+	a->memo_tag = tag;
+	a->memo_epoch = memo_epoch();
+	return e->tag == tag && e->epoch == a->memo_epoch && e->len == n && (e->allow & cls) &&
+	       memcmp(e->key, a->path, n) == 0;
+}
+
+/* Is a->memo (still) the entry of a->path in the epoch st__pre probed in? */
+static bool memo_mine(const struct st_acc *a)
+{
+	const struct st_memo_ent *e = a->memo;
+	return e->tag == a->memo_tag && e->epoch == a->memo_epoch &&
+	       memcmp(e->key, a->path, e->len) == 0 && a->path[e->len] == 0;
+}
+
+/* The sandbox allows the classes cls for a->path: note it (taking the entry
+ * over from another path or an older epoch). */
+static void memo_allow(struct st_acc *a, unsigned cls)
+{
+	struct st_memo_ent *e = a->memo;
+	if (!e)
+		return;
+	if (!memo_mine(a)) {
+		size_t n = strlen(a->path); /* <= ST_MEMO_KEY: memo_probe checked */
+		e->tag = 0;
+		e->epoch = a->memo_epoch;
+		e->len = (uint16_t)n;
+		e->kinds = 0;
+		e->allow = 0;
+		memcpy(e->key, a->path, n);
+		e->tag = a->memo_tag;
+	}
+	e->allow |= (uint8_t)cls;
+}
+
+/* The record (kind, a->path) is in the Ctrie: note it. */
+static void memo_recorded(struct st_acc *a, unsigned kind)
+{
+	if (a->memo && memo_mine(a))
+		a->memo->kinds |= (uint8_t)(1u << kind);
+}
+
 int st__pre(struct st_acc *a)
 {
 	int saved = errno;
+	unsigned cls = sandtrace_kind_class(a->kind);
+	if (memo_probe(a, cls)) { /* allowed, as this thread saw in this epoch */
+		a->memo_hit = true;
+		errno = saved;
+		return 0;
+	}
 	if (!make_abs(a)) {
 		errno = saved;
 		return a->unjudgeable ? EACCES : 0;
@@ -606,11 +720,11 @@ int st__pre(struct st_acc *a)
 		} else
 			a->was_missing = errno == ENOENT;
 	}
-	unsigned cls = sandtrace_kind_class(a->kind);
 	uint32_t v;
 	if (st__g.arena.base) {
 		st__policy_refresh();
 		if (atomic_load_explicit(&st__g.trivial_policy, memory_order_relaxed)) {
+			memo_allow(a, 0xffu); /* no sandbox: every class */
 			errno = saved;
 			return 0;
 		}
@@ -630,6 +744,8 @@ int st__pre(struct st_acc *a)
 	a->verdict = v & SANDTRACE_V_ACTION_MASK;
 	if (a->verdict == SANDTRACE_ALLOW || a->verdict == SANDTRACE_ASK) {
 		a->verdict = SANDTRACE_ALLOW;
+		if (!a->fail_open) /* cached in the Ctrie too */
+			memo_allow(a, cls);
 		errno = saved;
 		return 0;
 	}
@@ -661,11 +777,25 @@ void st__acc_done(struct st_acc *a)
 void st__post(struct st_acc *a, int err)
 {
 	int saved = errno;
-	if (a->skip || !a->abs)
-		goto out;
 	unsigned kind = a->kind;
 	if (err == ENOENT && kind != SANDTRACE_KIND_WRITE)
 		kind = SANDTRACE_KIND_MISSING;
+	if (a->memo_hit) {
+		/* the entry st__pre matched: only this thread's level-1 calls write
+		 * it, and none ran since (the real call's nested ones pass through) */
+		if (a->memo->kinds & (1u << kind)) {
+			/* recorded already, as this thread saw in this epoch */
+			ST_COUNT(st__g.calls);
+			ST_COUNT(st__g.hits);
+			errno = saved;
+			return;
+		}
+		/* an outcome not seen yet: the record's key is built now */
+		if (!make_abs(a))
+			goto out;
+	}
+	if (a->skip || !a->abs)
+		goto out;
 	if (a->ns_change && !err) {
 		/*
 		 * What the name was before the call and is after it: a directory
@@ -702,8 +832,11 @@ void st__post(struct st_acc *a, int err)
 					       SANDTRACE_V_RECORDED, NULL);
 		if (r == 0) { /* already recorded by some process: a hit */
 			ST_COUNT(st__g.hits);
+			memo_recorded(a, kind);
 			goto out;
 		}
+		if (r == 1) /* ours to record (below): in the Ctrie from now on */
+			memo_recorded(a, kind);
 		/*
 		 * A miss on the spelling.  After a generation bump every spelling
 		 * misses once; what it resolves to has usually been recorded

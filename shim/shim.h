@@ -296,9 +296,36 @@ struct st_acc {
 	int fd;               /* identity mode: the descriptor a read-only open returned, or -1 */
 	bool refuse;          /* identity mode, fenced: the version failed --verify; the wrapper
 				 closes what it opened and fails with EACCES */
+	bool memo_hit;        /* st__pre answered from the thread's memo (abs not built) */
+	struct st_memo_ent *memo; /* the memo entry for path, or NULL (no memo for this call) */
+	uint64_t memo_tag, memo_epoch; /* what st__pre probed with */
 	_Alignas(16) char absbuf[ST_PATH_BUF]; /* aligned: st__log_hello keeps iovecs in it */
 	char rbuf[ST_PATH_BUF];
 };
+
+/*
+ * A thread's memo of its warm accesses (check.c): direct-mapped, ST_MEMO_WAYS
+ * entries of a spelled absolute path (at most ST_MEMO_KEY bytes) and what
+ * the Ctrie said about it in one arena epoch (fs_gen + policy generation +
+ * ns_epoch): the sandbox classes it allows, the record kinds it holds.  A
+ * hit answers a stat() of a warm path without building its key.  Filled
+ * and read only by its thread (a signal handler's nested call included:
+ * tag 0 while an entry is written); used once the thread has made
+ * ST_MEMO_AFTER checked calls, so a short process never touches its page.
+ */
+#define ST_MEMO_WAYS 32u
+#define ST_MEMO_KEY 104u
+#define ST_MEMO_AFTER 64u
+struct st_memo_ent {
+	uint64_t tag;   /* hash of (path, nofollow) | 1; 0: empty, or being written */
+	uint64_t epoch; /* the arena epoch it was filled in */
+	uint16_t len;   /* path bytes */
+	uint8_t kinds;  /* bit k: the record (kind k, path) is in the Ctrie */
+	uint8_t allow;  /* SANDTRACE_CLASS_* bits the sandbox allows for path */
+	uint32_t pad;
+	char key[ST_MEMO_KEY];
+};
+_Static_assert(sizeof(struct st_memo_ent) == 128, "two entries per cache line pair");
 
 /* The buffers of this thread: two access slots (rename, link) and scratch
  * for symlink resolution.  Only one wrapper is active per thread at a time
@@ -311,8 +338,10 @@ struct st_tls {
 	uint64_t chunk;          /* this thread's record-log chunk in the arena, or 0 */
 	unsigned chunk_gen;      /* st__g.fork_gen when the chunk was taken */
 	unsigned chunks;         /* chunks this thread has taken (the first one is small) */
+	unsigned memo_calls;     /* checked calls so far, up to ST_MEMO_AFTER (then the memo is used) */
 	struct st_acc acc[2 * ST_MAX_LEVEL];
 	char scratch[ST_PATH_BUF];
+	_Alignas(4096) struct st_memo_ent memo[ST_MEMO_WAYS]; /* a page of its own */
 };
 /* st__tls - this thread's buffers, or NULL when they cannot be mapped (the
  * call then passes through unchecked). */

@@ -56,7 +56,10 @@ struct sandtrace_arena_header {
 	/* the record log (log.h): a table of per-writer chunks */
 	_Atomic uint64_t log_table;           /* 128: offset of uint64_t[log_cap] chunk offsets */
 	uint32_t log_cap;                     /* 136: slots in the table */
-	uint32_t reserved1;                   /* 140 */
+	_Atomic uint32_t ns_epoch;            /* 140: bumped by every per-directory generation
+						       bump (the shim's per-thread memo of warm
+						       accesses is kept with fs_gen + generation +
+						       ns_epoch, and drops on any change) */
 	_Atomic uint64_t log_nchunks;         /* 144: slots handed out (fetch-and-add) */
 	_Atomic uint64_t log_seq;             /* 152: order of entries across chunks */
 	_Atomic uint64_t fs_gen;              /* 160: bumped when a traced process creates, removes

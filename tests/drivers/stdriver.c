@@ -19,7 +19,10 @@
  *     every status is as expected, and the parent then stats the relative name
  *     "after-vfork" (must resolve in its own cwd)
  *   threads-stat PATH: four threads stat PATH 100,000 times each (the shim's counters under
- *     threads: a run's summary must count at least 400,000 calls, no more hits than calls) */
+ *     threads: a run's summary must count at least 400,000 calls, no more hits than calls)
+ *   read-wait PATH TRIGGER: open and close PATH 200 times (warm: the thread's memo holds
+ *     it), print "warm", wait (up to 20 s) until TRIGGER exists, then open PATH once more
+ *     and print the result (what another process changed meanwhile must be seen) */
 static void report(int r)
 {
 	if (r >= 0) {
@@ -145,6 +148,15 @@ int main(int argc, char **argv)
 				r = (errno = EAGAIN, -1);
 		for (int i = 0; i < 4; i++)
 			pthread_join(th[i], NULL);
+	} else if (!strcmp(c, "read-wait") && q) {
+		for (int i = 0; i < 200; i++)
+			if ((r = open(p, O_RDONLY)) >= 0)
+				close(r);
+		puts("warm");
+		fflush(stdout);
+		for (int i = 0; i < 2000 && access(q, F_OK) != 0; i++)
+			usleep(10000);
+		r = open(p, O_RDONLY);
 	} else if (!strcmp(c, "sighandler-open")) {
 		/* a handler that opens a file, interrupting a loop of stats */
 		handler_path = p;

@@ -109,4 +109,31 @@ check "reload: sandtrace report says so" \
 	sh -c "\"$ST\" report \"$W/reload.jsonl\" | grep -q 'policy reloaded 1 time'"
 check "reload: the refusal before it is a violation" \
 	sh -c "grep '\"type\":\"violation\"' '$W/reload.jsonl' | grep -q '$W/secret'"
+# the other way, for a path a running process holds warm (its thread's memo of
+# warm accesses answers from the 64th call on): refused on its next call after a
+# reload brings a deny rule (a daemon of its own: the reloads above are counted)
+SOCK=$W/r2.sock
+PR2=$W/reload2.policy
+echo open > "$W/open"
+{ system_rules; echo "allow any $W"; echo "allow any /tmp"; } > "$PR2"
+"$B/daemon/sandtraced" --socket "$SOCK" --fence --policy "$PR2" --report "$W/reload2.jsonl" \
+	--log "$W/reload2.log" &
+dpid=$!
+i=0; while [ ! -S "$SOCK" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+eval "$("$ST" env --socket "$SOCK")"
+out=$(/usr/bin/python3 -c '
+import os, signal, sys, time
+path, pol, dpid, log = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+before = all(os.path.exists(path) for _ in range(200))
+with open(pol) as f: rules = f.read()
+with open(pol, "w") as f: f.write("deny read %s\n" % path + rules)
+os.kill(dpid, signal.SIGHUP)
+for _ in range(50):
+    time.sleep(0.1)
+    if "policy reloaded" in open(log).read(): break
+print(before, os.path.exists(path))' "$W/open" "$PR2" "$dpid" "$W/reload2.log")
+unset LD_PRELOAD LD_AUDIT
+kill -TERM $dpid; wait $dpid
+check "reload: a path held warm is refused after a deny rule comes (got: $out)" \
+	test "$out" = "True False"
 done_
