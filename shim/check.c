@@ -644,10 +644,6 @@ static bool memo_probe(struct st_acc *a, unsigned cls)
 	    (st__g.flags & (SANDTRACE_F_RECORD_ALL | SANDTRACE_F_IDENTITY | SANDTRACE_F_VERIFY)))
 		return false;
 	struct st_tls *t = st__tls();
-	if (t->memo_calls < ST_MEMO_AFTER) { /* a short-lived thread never touches its page */
-		t->memo_calls++;
-		return false;
-	}
 	size_t n = strnlen(a->path, ST_MEMO_KEY + 1);
 	if (n > ST_MEMO_KEY)
 		return false;

@@ -309,13 +309,14 @@ struct st_acc {
  * the Ctrie said about it in one arena epoch (fs_gen + policy generation +
  * ns_epoch): the sandbox classes it allows, the record kinds it holds.  A
  * hit answers a stat() of a warm path without building its key.  Filled
- * and read only by its thread (a signal handler's nested call included:
- * tag 0 while an entry is written); used once the thread has made
- * ST_MEMO_AFTER checked calls, so a short process never touches its page.
+ * and read only by its thread's outermost checked call.  It sits in the
+ * first page of the thread's buffers, which every checked call touches
+ * anyway: no page of its own to fault in.  (In a zlib build a third of the
+ * calls it sees repeat a path the thread met among its last 16; 32 or 512
+ * entries catch hardly more.)
  */
-#define ST_MEMO_WAYS 32u
+#define ST_MEMO_WAYS 16u
 #define ST_MEMO_KEY 104u
-#define ST_MEMO_AFTER 64u
 struct st_memo_ent {
 	uint64_t tag;   /* hash of (path, nofollow) | 1; 0: empty, or being written */
 	uint64_t epoch; /* the arena epoch it was filled in */
@@ -338,11 +339,10 @@ struct st_tls {
 	uint64_t chunk;          /* this thread's record-log chunk in the arena, or 0 */
 	unsigned chunk_gen;      /* st__g.fork_gen when the chunk was taken */
 	unsigned chunks;         /* chunks this thread has taken (the first one is small) */
-	unsigned memo_calls;     /* checked calls so far, up to ST_MEMO_AFTER (then the memo is used) */
+	struct st_memo_ent memo[ST_MEMO_WAYS]; /* 2 KiB, in the first page with acc[0]'s fields */
 	struct st_acc acc[2 * ST_MAX_LEVEL];
 	char scratch[ST_PATH_BUF];
-	_Alignas(4096) struct st_memo_ent memo[ST_MEMO_WAYS]; /* a page of its own */
-};
+} __attribute__((aligned(4096)));
 /* st__tls - this thread's buffers, or NULL when they cannot be mapped (the
  * call then passes through unchecked). */
 struct st_tls *st__tls(void);

@@ -110,8 +110,8 @@ check "reload: sandtrace report says so" \
 check "reload: the refusal before it is a violation" \
 	sh -c "grep '\"type\":\"violation\"' '$W/reload.jsonl' | grep -q '$W/secret'"
 # the other way, for a path a running process holds warm (its thread's memo of
-# warm accesses answers from the 64th call on): refused on its next call after a
-# reload brings a deny rule (a daemon of its own: the reloads above are counted)
+# warm accesses answers): refused on its next call after a reload brings a deny
+# rule (a daemon of its own: the reloads above are counted)
 SOCK=$W/r2.sock
 PR2=$W/reload2.policy
 echo open > "$W/open"
