@@ -644,6 +644,20 @@ static bool memo_probe(struct st_acc *a, unsigned cls)
 	    (st__g.flags & (SANDTRACE_F_RECORD_ALL | SANDTRACE_F_IDENTITY | SANDTRACE_F_VERIFY)))
 		return false;
 	struct st_tls *t = st__tls();
+	if (t->memo_calls < ST_MEMO_AFTER) { /* a short-lived thread never touches its page */
+		t->memo_calls++;
+		return false;
+	}
+	if (t->memo_off)
+		return false;
+	if (t->memo_probes == ST_MEMO_TRIAL) { /* the trial is over: keep it if it paid */
+		if (t->memo_hits * ST_MEMO_MIN_RATIO < ST_MEMO_TRIAL) {
+			t->memo_off = true;
+			return false;
+		}
+	} else {
+		t->memo_probes++;
+	}
 	size_t n = strnlen(a->path, ST_MEMO_KEY + 1);
 	if (n > ST_MEMO_KEY)
 		return false;
@@ -652,8 +666,11 @@ static bool memo_probe(struct st_acc *a, unsigned cls)
 	a->memo = e;
 	a->memo_tag = tag;
 	a->memo_epoch = memo_epoch();
-	return e->tag == tag && e->epoch == a->memo_epoch && e->len == n && (e->allow & cls) &&
-	       memcmp(e->key, a->path, n) == 0;
+	bool hit = e->tag == tag && e->epoch == a->memo_epoch && e->len == n && (e->allow & cls) &&
+		   memcmp(e->key, a->path, n) == 0;
+	if (hit && t->memo_probes < ST_MEMO_TRIAL)
+		t->memo_hits++;
+	return hit;
 }
 
 /* Is a->memo (still) the entry of a->path in the epoch st__pre probed in? */

@@ -309,14 +309,19 @@ struct st_acc {
  * the Ctrie said about it in one arena epoch (fs_gen + policy generation +
  * ns_epoch): the sandbox classes it allows, the record kinds it holds.  A
  * hit answers a stat() of a warm path without building its key.  Filled
- * and read only by its thread's outermost checked call.  It sits in the
- * first page of the thread's buffers, which every checked call touches
- * anyway: no page of its own to fault in.  (In a zlib build a third of the
- * calls it sees repeat a path the thread met among its last 16; 32 or 512
- * entries catch hardly more.)
+ * and read only by its thread's outermost checked call.  Its page is one
+ * more to fault in (≈ 10 µs on this project's VM, the cost of ≈ 100 hits),
+ * so a thread uses it only from its ST_MEMO_AFTER-th eligible call on, and
+ * stops when it pays too little (fewer than one hit in ST_MEMO_MIN_RATIO
+ * probes once ST_MEMO_TRIAL probes were made: a working set larger than the
+ * memo, or no repeats).  In a zlib build a third of the probes hit, and 32
+ * or 512 entries catch hardly more than 16.
  */
 #define ST_MEMO_WAYS 16u
 #define ST_MEMO_KEY 104u
+#define ST_MEMO_AFTER 128u
+#define ST_MEMO_TRIAL 256u
+#define ST_MEMO_MIN_RATIO 8u
 struct st_memo_ent {
 	uint64_t tag;   /* hash of (path, nofollow) | 1; 0: empty, or being written */
 	uint64_t epoch; /* the arena epoch it was filled in */
@@ -339,10 +344,14 @@ struct st_tls {
 	uint64_t chunk;          /* this thread's record-log chunk in the arena, or 0 */
 	unsigned chunk_gen;      /* st__g.fork_gen when the chunk was taken */
 	unsigned chunks;         /* chunks this thread has taken (the first one is small) */
-	struct st_memo_ent memo[ST_MEMO_WAYS]; /* 2 KiB, in the first page with acc[0]'s fields */
+	unsigned memo_calls;     /* eligible calls so far (saturates at ST_MEMO_AFTER) */
+	unsigned memo_probes;    /* memo probes, and how many hit (saturate after the trial) */
+	unsigned memo_hits;
+	bool memo_off;           /* the trial found it not worth its page */
 	struct st_acc acc[2 * ST_MAX_LEVEL];
 	char scratch[ST_PATH_BUF];
-} __attribute__((aligned(4096)));
+	_Alignas(128) struct st_memo_ent memo[ST_MEMO_WAYS]; /* past scratch: pages no call touches until the memo is used */
+};
 /* st__tls - this thread's buffers, or NULL when they cannot be mapped (the
  * call then passes through unchecked). */
 struct st_tls *st__tls(void);
