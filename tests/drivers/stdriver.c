@@ -22,7 +22,8 @@
  *     threads: a run's summary must count at least 400,000 calls, no more hits than calls)
  *   read-wait PATH TRIGGER: open and close PATH 200 times (warm: the thread's memo holds
  *     it), print "warm", wait (up to 20 s) until TRIGGER exists, then open PATH once more
- *     and print the result (what another process changed meanwhile must be seen) */
+ *     and print the result (what another process changed meanwhile must be seen); give
+ *     TRIGGER relative: its polling then stays out of the memo (absolute paths only) */
 static void report(int r)
 {
 	if (r >= 0) {

@@ -125,7 +125,7 @@ check "a directory named '... (deleted)' keeps its name" has R "$W/m6/x (deleted
 # a name a process holds warm (its thread's memo answers) replaced by another
 # process: the next read is recorded at the new target
 mkdir -p m7/o; echo a > m7/f; echo b > m7/t2
-"$ST" run --report "$R12.7" -- sh -c "\"$DRV\" read-wait $W/m7/f $W/m7/go > m7/out &
+"$ST" run --report "$R12.7" -- sh -c "\"$DRV\" read-wait $W/m7/f m7/go > m7/out &
   i=0; while ! grep -q warm m7/out && [ \$i -lt 400 ]; do sleep 0.05; i=\$((i+1)); done
   ln -s $W/m7/t2 m7/o/l; mv -T m7/o/l m7/f; touch m7/go; wait"
 check "warm name replaced by a link: the read after it recorded at the target" has R "$W/m7/t2" "$R12.7"

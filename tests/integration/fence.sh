@@ -149,7 +149,7 @@ check "link to a denied file renamed over an allowed one: read refused (got: $ou
 # the same while a process holds the allowed name warm (its thread's memo of
 # warm accesses answers without the Ctrie): the change by another process is seen
 mkdir -p mw/o; echo plain > mw/f
-"$ST" run --fence --policy "$W/policy" -- sh -c "\"$DRV\" read-wait $W/in/mw/f $W/in/mw/go > mw/out &
+"$ST" run --fence --policy "$W/policy" -- sh -c "\"$DRV\" read-wait $W/in/mw/f mw/go > mw/out &
   i=0; while ! grep -q warm mw/out && [ \$i -lt 400 ]; do sleep 0.05; i=\$((i+1)); done
   ln -s $W/out/secret mw/o/l; mv -T mw/o/l mw/f; touch mw/go; wait"
 check "warm name replaced by a link to a denied file: refused ($(tr '\n' ' ' < mw/out))" \
