@@ -648,11 +648,16 @@ static bool memo_probe(struct st_acc *a, unsigned cls)
 		t->memo_calls++;
 		return false;
 	}
-	if (t->memo_off)
-		return false;
+	if (t->memo_off) { /* a new trial now and then: a program's phases differ */
+		if (++t->memo_calls < ST_MEMO_RETRY)
+			return false;
+		t->memo_off = false;
+		t->memo_probes = t->memo_hits = 0;
+	}
 	if (t->memo_probes == ST_MEMO_TRIAL) { /* the trial is over: keep it if it paid */
 		if (t->memo_hits * ST_MEMO_MIN_RATIO < ST_MEMO_TRIAL) {
 			t->memo_off = true;
+			t->memo_calls = 0;
 			return false;
 		}
 	} else {

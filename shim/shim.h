@@ -314,7 +314,7 @@ struct st_acc {
  * so a thread uses it only from its ST_MEMO_AFTER-th eligible call on, and
  * stops when it pays too little (fewer than one hit in ST_MEMO_MIN_RATIO
  * probes once ST_MEMO_TRIAL probes were made: a working set larger than the
- * memo, or no repeats).  In a zlib build a third of the probes hit, and 32
+ * memo, or no repeats), to try again ST_MEMO_RETRY eligible calls later.  In a zlib build a third of the probes hit, and 32
  * or 512 entries catch hardly more than 16.
  */
 #define ST_MEMO_WAYS 16u
@@ -322,6 +322,7 @@ struct st_acc {
 #define ST_MEMO_AFTER 128u
 #define ST_MEMO_TRIAL 256u
 #define ST_MEMO_MIN_RATIO 8u
+#define ST_MEMO_RETRY 16384u /* eligible calls before a dropped memo is tried again */
 struct st_memo_ent {
 	uint64_t tag;   /* hash of (path, nofollow) | 1; 0: empty, or being written */
 	uint64_t epoch; /* the arena epoch it was filled in */
@@ -344,7 +345,7 @@ struct st_tls {
 	uint64_t chunk;          /* this thread's record-log chunk in the arena, or 0 */
 	unsigned chunk_gen;      /* st__g.fork_gen when the chunk was taken */
 	unsigned chunks;         /* chunks this thread has taken (the first one is small) */
-	unsigned memo_calls;     /* eligible calls so far (saturates at ST_MEMO_AFTER) */
+	unsigned memo_calls;     /* eligible calls: to ST_MEMO_AFTER, then since the memo was dropped */
 	unsigned memo_probes;    /* memo probes, and how many hit (saturate after the trial) */
 	unsigned memo_hits;
 	bool memo_off;           /* the trial found it not worth its page */

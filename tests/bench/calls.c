@@ -12,6 +12,8 @@
  *                ITERS calls round-robin over the same NPATHS paths, after an untimed warm-up
  *                pass over them: with sandtrace every access is a Ctrie hit (or, with
  *                --no-cache, a round trip); ROUNDS timed rounds, the median is printed
+ *   stat-one     ITERS stats of one path (the shim's per-thread memo of warm accesses
+ *                answers them; the round robin over NPATHS paths is too wide for it)
  *   exec         fork + execve("/bin/true") + waitpid, SPAWNS times, per spawn
  *   socket-rtt   a bare unix-socket round trip to a forked echo process (an 80-byte request,
  *                a 24-byte reply: the size of an ACCESS request and its VERDICT), the floor
@@ -76,7 +78,7 @@ static void die(const char *what)
 	exit(1);
 }
 
-enum op { OP_STAT, OP_MISSING, OP_OPEN, OP_ACCESS, OP_READLINK };
+enum op { OP_STAT, OP_STAT_ONE, OP_MISSING, OP_OPEN, OP_ACCESS, OP_READLINK };
 
 static void do_op(enum op op, int i)
 {
@@ -88,6 +90,12 @@ static void do_op(enum op op, int i)
 		if (stat(files[i], &st) != 0)
 			die("stat");
 		sink += st.st_size;
+		break;
+	case OP_STAT_ONE: /* one warm path over and over (the thread's memo of warm accesses) */
+		if (stat(files[0], &st) != 0)
+			die("stat");
+		sink += st.st_size;
+		(void)i;
 		break;
 	case OP_MISSING:
 		if (stat(missing[i], &st) == 0 || errno != ENOENT)
@@ -271,6 +279,7 @@ int main(int argc, char **argv)
 		const char *name;
 		enum op op;
 	} ops[] = {{"stat", OP_STAT},
+		   {"stat-one", OP_STAT_ONE},
 		   {"stat-missing", OP_MISSING},
 		   {"open+close", OP_OPEN},
 		   {"access", OP_ACCESS},
