@@ -24,15 +24,21 @@ allow read $B/tests/drivers
 allow exec $B/tests/drivers
 P
 cd "$W/fz/in"
-out=$("$ST" run --fence --policy "$W/fz/policy" --pidfile "$W/fz/pid" -- sh -c "sleep 1.5; $DRV open-r $W/fz/out/secret; $DRV open-r $W/fz/in/ok; $DRV open-r $W/fz/in/asked" 2>/dev/null &
-      sleep 0.8; kill -9 "$(cat "$W/fz/pid")"; wait) 
-out2=$("$ST" run --fence --fail-open --policy "$W/fz/policy" --pidfile "$W/fz/pid2" -- sh -c "sleep 1.5; $DRV open-r $W/fz/out/secret; $DRV open-r $W/fz/in/asked" 2>/dev/null &
-      sleep 0.8; kill -9 "$(cat "$W/fz/pid2")"; wait)
+# the command says when it runs and waits for a marker made once its daemon is
+# killed (not fixed sleeps: on a loaded machine the start alone can take longer)
+kill_then() { # kill_then PIDFILE N: when the command runs, kill -9 its daemon, then let it go on
+	i=0; while [ ! -e "$W/fz/in/run$2" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
+	kill -9 "$(cat "$1")"; sleep 0.2; : > "$W/fz/in/go$2"
+}
+out=$("$ST" run --fence --policy "$W/fz/policy" --pidfile "$W/fz/pid" -- sh -c ": > run1; while [ ! -e go1 ]; do sleep 0.05; done; $DRV open-r $W/fz/out/secret; $DRV open-r $W/fz/in/ok; $DRV open-r $W/fz/in/asked" 2>/dev/null &
+      kill_then "$W/fz/pid" 1; wait)
+out2=$("$ST" run --fence --fail-open --policy "$W/fz/policy" --pidfile "$W/fz/pid2" -- sh -c ": > run2; while [ ! -e go2 ]; do sleep 0.05; done; $DRV open-r $W/fz/out/secret; $DRV open-r $W/fz/in/asked" 2>/dev/null &
+      kill_then "$W/fz/pid2" 2; wait)
 cd "$W"
 check "daemon lost, --fail-open: denial still ENOENT" test "$(echo "$out2" | sed -n 1p)" = ENOENT
 check "daemon lost, --fail-open: ask allowed"         test "$(echo "$out2" | sed -n 2p)" = ok
 check "daemon lost, fenced: denial still ENOENT"      test "$(echo "$out" | sed -n 1p)" = ENOENT
-check "daemon lost, fenced: allowed read still works" test "$(echo "$out" | sed -n 2p)" = ok
+check "daemon lost, fenced: allowed read still works (got: $(echo $out))" test "$(echo "$out" | sed -n 2p)" = ok
 check "daemon lost, fenced: ask fails closed"         test "$(echo "$out" | sed -n 3p)" = ENOENT
 # 3. the CLI killed with SIGKILL: socket dir and arena removed (the arena's
 #    name carries the daemon's pid: other runs on the machine do not count)
@@ -73,11 +79,16 @@ SOCK=$W/r.sock
 PR=$W/reload.policy
 echo "phase" > "$W/secret"
 { echo "deny read $W/secret"; system_rules; echo "allow any $W"; echo "allow any /tmp"; } > "$PR"
-"$B/daemon/sandtraced" --socket "$SOCK" --fence --policy "$PR" --report "$W/reload.jsonl" \
-	--log "$W/reload.log" &
-dpid=$!
-i=0; while [ ! -S "$SOCK" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
-eval "$("$ST" env --socket "$SOCK")"
+# fenced_daemon POLICY NAME: a fenced daemon on $SOCK with $W/NAME.jsonl and
+# $W/NAME.log; sets dpid and preloads the shell's children
+fenced_daemon() {
+	"$B/daemon/sandtraced" --socket "$SOCK" --fence --policy "$1" --report "$W/$2.jsonl" \
+		--log "$W/$2.log" &
+	dpid=$!
+	i=0; while [ ! -S "$SOCK" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+	eval "$("$ST" env --socket "$SOCK")"
+}
+fenced_daemon "$PR" reload
 out=$(/usr/bin/python3 -c '
 import os, signal, sys, time
 secret, pol, dpid = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -116,11 +127,7 @@ SOCK=$W/r2.sock
 PR2=$W/reload2.policy
 echo open > "$W/open"
 { system_rules; echo "allow any $W"; echo "allow any /tmp"; } > "$PR2"
-"$B/daemon/sandtraced" --socket "$SOCK" --fence --policy "$PR2" --report "$W/reload2.jsonl" \
-	--log "$W/reload2.log" &
-dpid=$!
-i=0; while [ ! -S "$SOCK" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
-eval "$("$ST" env --socket "$SOCK")"
+fenced_daemon "$PR2" reload2
 out=$(/usr/bin/python3 -c '
 import os, signal, sys, time
 path, pol, dpid, log = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
