@@ -1511,10 +1511,37 @@ static void reload_policy(struct daemon *d)
 	d->report_dirty = true;
 }
 
+/* Is pid gone?  (A pid reused by another process counts as alive: the safe direction.) */
+static bool pid_gone(long pid)
+{
+	return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* The owner pid in the header of the arena file /dev/shm/NAME, or 0 when it
+ * cannot be read or is not an arena of this layout. */
+static long arena_owner(const char *dname)
+{
+	char path[300];
+	snprintf(path, sizeof(path), "/dev/shm/%s", dname);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	struct sandtrace_arena_header h;
+	ssize_t n = pread(fd, &h, sizeof(h), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(h) || h.magic != SANDTRACE_ARENA_MAGIC ||
+	    h.version != SANDTRACE_ARENA_VERSION)
+		return 0;
+	return (long)h.owner_pid;
+}
+
 /*
  * Arenas left by daemons that were killed with SIGKILL (nothing could remove
  * them): their names carry the daemon's pid; a name whose pid is gone is
- * removed.  A reused pid keeps its arena (the safe direction).
+ * removed, unless the process that started that daemon (the header's owner)
+ * still runs: its command may still be running, and its processes still
+ * attach the arena by name (the run's own CLI removes it at the end).  A
+ * reused pid keeps its arena (the safe direction).
  */
 static void remove_dead_arenas(void)
 {
@@ -1527,7 +1554,10 @@ static void remove_dead_arenas(void)
 		char rest[128];
 		if (sscanf(e->d_name, "sandtrace-%ld-%127s", &pid, rest) != 2 || pid <= 0)
 			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if (!pid_gone(pid))
+			continue;
+		long owner = arena_owner(e->d_name);
+		if (owner > 0 && !pid_gone(owner))
 			continue;
 		char name[300];
 		snprintf(name, sizeof(name), "/%s", e->d_name);

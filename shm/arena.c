@@ -119,6 +119,7 @@ int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t ru
 				      memory_order_relaxed);
 	}
 	h->run_flags = run_flags;
+	h->owner_pid = (uint32_t)getppid();
 	/*
 	 * Magic last, after a release fence: nobody can know the name before
 	 * we return, but a header that says "valid" must be whole even if a

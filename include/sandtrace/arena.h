@@ -51,7 +51,10 @@ struct sandtrace_arena_header {
 	_Atomic uint64_t root;                /* 40: offset of the current Ctrie root INode */
 	_Atomic uint64_t policy;              /* 48: offset of the compiled sandbox (policy.h) */
 	uint32_t run_flags;                   /* 56: enum sandtrace_run_flags */
-	uint32_t reserved0;                   /* 60 */
+	uint32_t owner_pid;                   /* 60: the process that started the daemon (`sandtrace
+						       run`): while it lives, the run does, even if
+						       its daemon was killed (the stale-arena sweep
+						       keeps the arena) */
 	_Atomic uint64_t counters[SANDTRACE_CTR_MAX]; /* 64..127 */
 	/* the record log (log.h): a table of per-writer chunks */
 	_Atomic uint64_t log_table;           /* 128: offset of uint64_t[log_cap] chunk offsets */

@@ -26,9 +26,13 @@ P
 cd "$W/fz/in"
 # the command says when it runs and waits for a marker made once its daemon is
 # killed (not fixed sleeps: on a loaded machine the start alone can take longer)
+# Meanwhile another run starts: its daemon sweeps the arenas of dead daemons,
+# and must leave this one (its run still goes on) to the processes still to come.
 kill_then() { # kill_then PIDFILE N: when the command runs, kill -9 its daemon, then let it go on
 	i=0; while [ ! -e "$W/fz/in/run$2" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
-	kill -9 "$(cat "$1")"; sleep 0.2; : > "$W/fz/in/go$2"
+	kill -9 "$(cat "$1")"; sleep 0.2
+	"$ST" run --report "$W/fz/other$2.jsonl" -- true
+	: > "$W/fz/in/go$2"
 }
 out=$("$ST" run --fence --policy "$W/fz/policy" --pidfile "$W/fz/pid" -- sh -c ": > run1; while [ ! -e go1 ]; do sleep 0.05; done; $DRV open-r $W/fz/out/secret; $DRV open-r $W/fz/in/ok; $DRV open-r $W/fz/in/asked" 2>/dev/null &
       kill_then "$W/fz/pid" 1; wait)
