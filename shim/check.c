@@ -90,6 +90,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->skip = false;
 	a->magic_fd = false;
 	a->resolved = false;
+	a->via_link = false;
 	a->fail_open = false;
 	a->asked = false;
 	a->verdict = SANDTRACE_ALLOW;
@@ -370,7 +371,8 @@ static void resolve(struct st_acc *a)
 			memcpy(k, held, KEY_GEN);
 		}
 		n = st__path_resolve(a->abs, a->abs_len, !a->nofollow, a->rbuf, sizeof(a->rbuf),
-				     &a->magic_fd, st__tls()->scratch, ST_PATH_BUF, known, &conf);
+				     &a->magic_fd, st__tls()->scratch, ST_PATH_BUF, known, &conf,
+				     &a->via_link);
 		if (memo && !known && n >= 0 && conf >= dlen) {
 			memcpy(k, &gen, KEY_GEN);
 			sandtrace_ctrie_insert(&st__g.arena, KEY_DIR_SELF, k, dlen + KEY_GEN, 1, NULL);
@@ -752,8 +754,12 @@ int st__pre(struct st_acc *a)
 		int r = sandtrace_ctrie_lookup(&st__g.arena, key, k, klen, &v);
 		if (r != 1) {
 			v = decide_local(a, cls);
-			/* a fail-open answer is not cached: the next call tries again */
-			if (!a->fail_open)
+			/* a fail-open answer is not cached: the next call tries
+			 * again; nor is one reached through a symlink: a link
+			 * anywhere on the way may be changed by a name change in
+			 * any directory (a link elsewhere pointing at it), which
+			 * no generation of this spelling sees */
+			if (!a->fail_open && !a->via_link)
 				sandtrace_ctrie_insert(&st__g.arena, key, k, klen, v, NULL);
 		}
 	} else {
@@ -762,7 +768,7 @@ int st__pre(struct st_acc *a)
 	a->verdict = v & SANDTRACE_V_ACTION_MASK;
 	if (a->verdict == SANDTRACE_ALLOW || a->verdict == SANDTRACE_ASK) {
 		a->verdict = SANDTRACE_ALLOW;
-		if (!a->fail_open) /* cached in the Ctrie too */
+		if (!a->fail_open && !a->via_link) /* cached in the Ctrie too */
 			memo_allow(a, cls);
 		errno = saved;
 		return 0;
@@ -846,27 +852,35 @@ void st__post(struct st_acc *a, int err)
 		size_t klen;
 		const char *k = key_of_abs(a, &klen);
 		ST_COUNT(st__g.calls);
-		int r = sandtrace_ctrie_insert(&st__g.arena, key_of(kind, a->nofollow), k, klen,
-					       SANDTRACE_V_RECORDED, NULL);
-		if (r == 0) { /* already recorded by some process: a hit */
+		uint32_t had;
+		if (sandtrace_ctrie_lookup(&st__g.arena, key_of(kind, a->nofollow), k, klen, &had) ==
+		    1) { /* already recorded by some process: a hit */
 			ST_COUNT(st__g.hits);
 			memo_recorded(a, kind);
 			goto out;
 		}
-		if (r == 1) /* ours to record (below): in the Ctrie from now on */
-			memo_recorded(a, kind);
 		/*
 		 * A miss on the spelling.  After a generation bump every spelling
 		 * misses once; what it resolves to has usually been recorded
 		 * already: the resolved path is a key of its own (no generation:
 		 * a resolved path does not depend on symlinks), so a bump costs a
-		 * resolution, never a second record.
+		 * resolution, never a second record.  A spelling that goes through
+		 * a symlink gets no key of its own (see st__pre): it is resolved
+		 * every time, and the resolved key says whether it is recorded.
 		 */
 		resolve(a);
+		if (!a->skip && !a->via_link) {
+			int r = sandtrace_ctrie_insert(&st__g.arena, key_of(kind, a->nofollow), k,
+						       klen, SANDTRACE_V_RECORDED, NULL);
+			if (r >= 0) /* in the Ctrie from now on (r == 0: another process won) */
+				memo_recorded(a, kind);
+		}
 		if (!a->skip && sandtrace_ctrie_insert(&st__g.arena, KEY_RESOLVED | kind, a->rpath,
 						       a->rpath_len, SANDTRACE_V_RECORDED,
-						       NULL) == 0)
+						       NULL) == 0) {
+			ST_COUNT(st__g.hits);
 			goto out;
+		}
 	} else {
 		ST_COUNT(st__g.calls);
 	}

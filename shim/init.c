@@ -37,6 +37,11 @@ ST_HOT static _Atomic int first_tls_taken;
 static void tls_free(void *p)
 {
 	st__log_seal(p);
+	/* another thread-exit destructor may still make a checked call: it
+	 * must map fresh buffers (freed on the next destructor round), not
+	 * use these */
+	if (tls_bufs == p)
+		tls_bufs = NULL;
 	if (p != &first_tls) /* first_tls is not handed out again */
 		munmap(p, sizeof(struct st_tls));
 }

@@ -189,7 +189,8 @@ static bool is_proc_magic(const char *p, size_t len)
 }
 
 ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
-			 bool *magic, char *rest, size_t rcap, size_t known, size_t *confirmed)
+			 bool *magic, char *rest, size_t rcap, size_t known, size_t *confirmed,
+			 bool *via_link)
 {
 	/* out holds the resolved prefix (no trailing '/', "" for the root);
 	 * rest holds what is left to walk.  While pristine (no link followed,
@@ -204,6 +205,8 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 	*magic = false;
 	if (confirmed)
 		*confirmed = 0;
+	if (via_link)
+		*via_link = false;
 	if (len + 1 > rcap || len == 0 || in[0] != '/' || known >= len || known > cap ||
 	    (known && in[known] != '/'))
 		return -1;
@@ -290,6 +293,8 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 				n -= 10, link[n] = 0;
 		}
 		pristine = false;
+		if (via_link)
+			*via_link = true;
 		if (++hops > 40) /* ELOOP: let the real call say so */
 			goto lexical;
 		/* rest := link + rest[pos..] */

@@ -275,6 +275,8 @@ struct st_acc {
 	bool magic_fd;        /* the path is a /proc/<pid>/fd/N (or exe, cwd, root) link: an
 				 open file of the process, never a violation */
 	bool resolved;        /* rpath holds the resolved path */
+	bool via_link;        /* ... and a symlink was followed to get there: what the spelling
+				 means depends on links anywhere, so no key is made from it */
 	bool fail_open;       /* allowed only because the daemon was lost */
 	bool asked;           /* verdict came from an ask rule */
 	unsigned verdict;     /* enum sandtrace_action applied */
@@ -436,9 +438,12 @@ ssize_t st__path_fold(char *p, size_t len);      /* lexical fold of .. too (no s
  * taken as is, without a readlink (0: none).  *confirmed (NULL: not wanted)
  * gets the length of the longest such prefix of in, at a component
  * boundary, that this walk found to resolve to itself (known included; 0
- * on the -1 and loop returns).  Async-signal-safe. */
+ * on the -1 and loop returns).  *via_link (NULL: not wanted) is set when a
+ * symlink (a /proc magic link included) was followed on the way.
+ * Async-signal-safe. */
 ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
-			 bool *magic, char *scratch, size_t scap, size_t known, size_t *confirmed);
+			 bool *magic, char *scratch, size_t scap, size_t known, size_t *confirmed,
+			 bool *via_link);
 
 /* Connection (client.c).  All preserve errno and never allocate. */
 int st__send_access(const struct sandtrace_access *acc, const char *path, size_t len,

@@ -37,11 +37,15 @@ ssize_t st__fd_path(int fd, char *buf, size_t cap)
 		return -err; /* EBADF; ENAMETOOLONG: a directory too deep to be named */
 	if (n == 0 || buf[0] != '/')
 		return -ENOENT; /* pipe:[N], socket:[N]: not a file */
-	/* the kernel's mark of a removed file or directory (no links left):
-	 * name what it was; a name that merely ends so is kept */
-	struct stat st;
+	/* the kernel's mark of a name that was removed (the file may live on
+	 * under another link): name what it was; a name that merely ends so,
+	 * the same file under that very name, is kept */
+	struct stat st, named;
+	buf[n] = 0;
 	if (n > 10 && !memcmp(buf + n - 10, " (deleted)", 10) &&
-	    ST_SYSCALL(SYS_fstat, fd, &st) == 0 && st.st_nlink == 0)
+	    !(ST_SYSCALL(SYS_fstat, fd, &st) == 0 &&
+	      ST_SYSCALL(SYS_newfstatat, AT_FDCWD, buf, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+	      named.st_dev == st.st_dev && named.st_ino == st.st_ino))
 		n -= 10;
 	errno = saved;
 	buf[n] = 0;

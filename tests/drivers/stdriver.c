@@ -20,6 +20,9 @@
  *     "after-vfork" (must resolve in its own cwd)
  *   threads-stat PATH: four threads stat PATH 100,000 times each (the shim's counters under
  *     threads: a run's summary must count at least 400,000 calls, no more hits than calls)
+ *   tsd-stat PATH: a thread stats PATH, and a thread-specific-data destructor of its
+ *     stats it again as the thread exits (after the shim's own destructor, which freed
+ *     the thread's buffers, has run: the call must not use them)
  *   read-wait PATH TRIGGER: open and close PATH 200 times (warm: the thread's memo holds
  *     it), print "warm", wait (up to 20 s) until TRIGGER exists, then open PATH once more
  *     and print the result (what another process changed meanwhile must be seen); give
@@ -59,6 +62,26 @@ static void *stat_loop(void *unused)
 	for (int i = 0; i < 100000; i++)
 		stat(stat_path, &st);
 	return unused;
+}
+
+/* tsd-stat: keys made after the thread's first checked call run their
+ * destructors after the shim's (glibc runs them in key order) */
+static pthread_key_t tsd_key;
+static volatile int tsd_done;
+static void tsd_destructor(void *v)
+{
+	struct stat st;
+	(void)v;
+	tsd_done = stat(stat_path, &st) == 0;
+}
+static void *tsd_thread(void *unused)
+{
+	struct stat st;
+	(void)unused;
+	stat(stat_path, &st);
+	if (pthread_key_create(&tsd_key, tsd_destructor) == 0)
+		pthread_setspecific(tsd_key, (void *)1);
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -149,6 +172,13 @@ int main(int argc, char **argv)
 				r = (errno = EAGAIN, -1);
 		for (int i = 0; i < 4; i++)
 			pthread_join(th[i], NULL);
+	} else if (!strcmp(c, "tsd-stat")) {
+		pthread_t th;
+		stat_path = p;
+		r = pthread_create(&th, NULL, tsd_thread, NULL) == 0 && pthread_join(th, NULL) == 0 &&
+			    tsd_done
+			? 0
+			: (errno = EAGAIN, -1);
 	} else if (!strcmp(c, "read-wait") && q) {
 		for (int i = 0; i < 200; i++)
 			if ((r = open(p, O_RDONLY)) >= 0)

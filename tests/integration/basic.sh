@@ -122,6 +122,12 @@ mkdir -p "m6/x (deleted)"; echo z > "m6/x (deleted)/f"
 d = os.open("m6/x (deleted)", os.O_RDONLY)
 os.close(os.open("f", os.O_RDONLY, dir_fd=d))'
 check "a directory named '... (deleted)' keeps its name" has R "$W/m6/x (deleted)/f" "$R12.6"
+# and a name really removed loses the kernel's mark, even when the file lives on
+# under another link (a hard link: its link count is not 0)
+echo h > m6/h1; ln m6/h1 m6/h2
+"$ST" run --report "$R12.6b" -- python3 -c 'import os
+fd = os.open("m6/h1", os.O_RDWR); os.unlink("m6/h1"); os.fchmod(fd, 0o644)'
+check "a removed name with another hard link: no ' (deleted)' recorded" not_has "$W/m6/h1 (deleted)" "$R12.6b"
 # a name a process holds warm (its thread's memo answers) replaced by another
 # process: the next read is recorded at the new target
 mkdir -p m7/o; echo a > m7/f; echo b > m7/t2
@@ -129,4 +135,16 @@ mkdir -p m7/o; echo a > m7/f; echo b > m7/t2
   i=0; while ! grep -q warm m7/out && [ \$i -lt 400 ]; do sleep 0.05; i=\$((i+1)); done
   ln -s $W/m7/t2 m7/o/l; mv -T m7/o/l m7/f; touch m7/go; wait"
 check "warm name replaced by a link: the read after it recorded at the target" has R "$W/m7/t2" "$R12.7"
+# a link elsewhere pointing at a name that becomes a link: the read through it
+# is recorded where it went
+mkdir -p m8/x/y/A m8/B; echo p > m8/B/file; echo q > m8/t3; ln -s "$W/m8/B/file" m8/x/y/A/L1
+"$ST" run --report "$R12.8" -- sh -c "cat m8/x/y/A/L1 >/dev/null; rm m8/B/file; ln -s $W/m8/t3 m8/B/file;
+  cat m8/x/y/A/L1 >/dev/null"
+check "a link to a name that became a link: the read recorded at the new target" has R "$W/m8/t3" "$R12.8"
+# /proc/self/cwd means the cwd of the moment: looked at anew after a chdir
+mkdir -p m9/a m9/b; echo a > m9/a/f; echo b > m9/b/f
+"$ST" run --report "$R12.9" -- python3 -c 'import os, sys
+os.chdir(sys.argv[1]); os.stat("/proc/self/cwd/f"); os.chdir(sys.argv[2]); os.stat("/proc/self/cwd/f")' \
+	"$W/m9/a" "$W/m9/b"
+check "/proc/self/cwd/f after a chdir: the second stat recorded in the new cwd" has Q "$W/m9/b/f" "$R12.9"
 done_

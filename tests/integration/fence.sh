@@ -154,4 +154,12 @@ mkdir -p mw/o; echo plain > mw/f
   ln -s $W/out/secret mw/o/l; mv -T mw/o/l mw/f; touch mw/go; wait"
 check "warm name replaced by a link to a denied file: refused ($(tr '\n' ' ' < mw/out))" \
 	test "$(tail -1 mw/out)" = ENOENT
+# a link elsewhere that points at a name which becomes a link: what it leads to
+# changes with no change in its own directory (a second review found the secret
+# read through A/L1 once B/file was replaced)
+mkdir -p lk/x/y/A lk/B; echo plain > lk/B/file; ln -s "$W/in/lk/B/file" lk/x/y/A/L1
+out=$("$ST" run --fence --policy "$W/policy" -- sh -c "cat lk/x/y/A/L1; rm lk/B/file;
+  ln -s $W/out/secret lk/B/file; cat lk/x/y/A/L1 2>/dev/null")
+check "a link to a name that became a link to a denied file: refused (got: $(echo $out))" \
+	test "$(echo $out)" = plain
 done_

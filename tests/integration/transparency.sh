@@ -73,6 +73,10 @@ R5=$W/threads.jsonl
 calls_=$(summary_field "$R5" calls); hits_=$(summary_field "$R5" hits)
 check "threads: every call counted ($calls_ >= 400000)" test "$calls_" -ge 400000
 check "threads: no more hits than calls ($hits_ <= $calls_)" test "$hits_" -le "$calls_"
+# a thread-specific-data destructor that stats a file as its thread exits, after
+# the shim freed the thread's buffers (it crashed: SIGSEGV, exit 139)
+out=$("$ST" run --report "$W/tsd.jsonl" -- "$DRV" tsd-stat "$W/e1")
+check "a file call in a thread-exit destructor works (got: $out)" test "$out" = ok
 # another preload and its daemon (fakeroot, as dpkg-buildpackage -rfakeroot uses it)
 if command -v fakeroot >/dev/null; then
 	R3=$W/fr.jsonl

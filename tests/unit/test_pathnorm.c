@@ -187,7 +187,7 @@ static ssize_t res(const char *rel, bool follow, char *out, bool *magic)
 	static char in[ST_PATH_BUF + PATH_MAX], scratch[ST_PATH_BUF];
 	snprintf(in, sizeof(in), "%s/%s", tree, rel);
 	return st__path_resolve(in, strlen(in), follow, out, ST_PATH_BUF, magic, scratch,
-				sizeof(scratch), 0, NULL);
+				sizeof(scratch), 0, NULL, NULL);
 }
 
 START_TEST(test_resolve)
@@ -265,56 +265,56 @@ START_TEST(test_resolve_confirmed)
 	 * component is not followed (it is not looked at) */
 	snprintf(in, sizeof(in), "%s/real/sub/file", rt);
 	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, &conf),
+					  sizeof(scratch), 0, &conf, NULL),
 			 (ssize_t)strlen(in));
 	ck_assert_uint_eq(conf, strlen(in));
 	ck_assert_int_gt(st__path_resolve(in, strlen(in), false, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, &conf),
+					  sizeof(scratch), 0, &conf, NULL),
 			 0);
 	ck_assert_uint_eq(conf, rtl + strlen("/real/sub"));
 	/* a link stops it where the link is */
 	snprintf(in, sizeof(in), "%s/link/file", rt);
 	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, &conf),
+					  sizeof(scratch), 0, &conf, NULL),
 			 0);
 	ck_assert_uint_eq(conf, rtl);
 	/* so does "..", and a missing component (appended lexically) */
 	snprintf(in, sizeof(in), "%s/real/../real/sub/file", rt);
 	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, &conf),
+					  sizeof(scratch), 0, &conf, NULL),
 			 0);
 	ck_assert_uint_eq(conf, rtl + strlen("/real"));
 	snprintf(in, sizeof(in), "%s/real/nope/file", rt);
 	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, &conf),
+					  sizeof(scratch), 0, &conf, NULL),
 			 0);
 	ck_assert_uint_eq(conf, rtl + strlen("/real"));
 	/* a loop: nothing is confirmed */
 	snprintf(in, sizeof(in), "%s/loop1/x", rt);
 	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, &conf),
+					  sizeof(scratch), 0, &conf, NULL),
 			 0);
 	ck_assert_uint_eq(conf, 0);
 	/* known is taken on trust: vouching for "<tree>/link" (a link) keeps
 	 * it as spelled, which shows that no readlink was made there */
 	snprintf(in, sizeof(in), "%s/link/file", rt);
 	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), rtl + strlen("/link"), &conf),
+					  sizeof(scratch), rtl + strlen("/link"), &conf, NULL),
 			 0);
 	ck_assert_str_eq(out, in);
 	ck_assert_uint_eq(conf, strlen(in));
 	/* and an honest known gives what the whole walk gives */
 	snprintf(in, sizeof(in), "%s/real/sub/file", rt);
 	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), rtl + strlen("/real/sub"), &conf),
+					  sizeof(scratch), rtl + strlen("/real/sub"), &conf, NULL),
 			 (ssize_t)strlen(in));
 	ck_assert_str_eq(out, in);
 	/* a known that does not end before a '/' (or is all of in) is refused */
 	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), rtl + 2, &conf),
+					  sizeof(scratch), rtl + 2, &conf, NULL),
 			 -1);
 	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), strlen(in), &conf),
+					  sizeof(scratch), strlen(in), &conf, NULL),
 			 -1);
 	free(rt);
 	drop_tree();
@@ -330,7 +330,7 @@ START_TEST(test_resolve_proc_fd)
 	snprintf(in, sizeof(in), "/dev/fd/%d", p[0]);
 	/* a pipe by number is not a file */
 	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, NULL),
+					  sizeof(scratch), 0, NULL, NULL),
 			 -1);
 	ck_assert(magic);
 	int fd = open("/etc/hostname", O_RDONLY);
@@ -338,7 +338,7 @@ START_TEST(test_resolve_proc_fd)
 	snprintf(in, sizeof(in), "/proc/self/fd/%d", fd);
 	magic = false;
 	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, NULL),
+					  sizeof(scratch), 0, NULL, NULL),
 			 0);
 	ck_assert(magic);
 	ck_assert_str_eq(out, "/etc/hostname");
