@@ -90,7 +90,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->skip = false;
 	a->magic_fd = false;
 	a->resolved = false;
-	a->via_link = false;
+	a->via_link = 0;
 	a->fail_open = false;
 	a->asked = false;
 	a->verdict = SANDTRACE_ALLOW;
@@ -198,7 +198,8 @@ static uint32_t gen_of(const char *p, size_t len)
 		if (slots)
 			gen += atomic_load_explicit(&slots[dir_slot(p, len)], memory_order_acquire);
 	}
-	return gen;
+	/* top bit clear: a key through a symlink has it set (key_via_link) */
+	return gen & 0x7fffffffu;
 }
 
 static const char *key_of_abs(struct st_acc *a, size_t *len)
@@ -609,6 +610,24 @@ static inline uint64_t memo_epoch(void)
 	       atomic_load_explicit(&h->ns_epoch, memory_order_acquire);
 }
 
+/*
+ * The key of a->abs for a spelling that goes through a symlink: the link's
+ * meaning can change with a name change in any directory (a link elsewhere
+ * pointing at the changed name), so such a key is made with the arena epoch
+ * (memo_epoch: fs_gen + policy generation + ns_epoch, which every link made,
+ * removed or moved anywhere moves), top bit set so that it never meets a
+ * key made with gen_of.  Whether a spelling goes through a link is known
+ * only after resolving it: lookups try both keys.
+ */
+static const char *key_via_link(struct st_acc *a, size_t *len)
+{
+	uint32_t gen = (uint32_t)memo_epoch() | 0x80000000u;
+	char *k = a->abs - KEY_GEN;
+	memcpy(k, &gen, KEY_GEN);
+	*len = a->abs_len + KEY_GEN;
+	return k;
+}
+
 /* (path, nofollow) -> an odd 64-bit tag (0 is "empty"): eight bytes at a time. */
 static inline uint64_t memo_hash(const char *p, size_t n, bool nofollow)
 {
@@ -752,15 +771,16 @@ int st__pre(struct st_acc *a)
 		size_t klen;
 		const char *k = key_of_abs(a, &klen);
 		int r = sandtrace_ctrie_lookup(&st__g.arena, key, k, klen, &v);
+		if (r != 1)
+			r = sandtrace_ctrie_lookup(&st__g.arena, key, key_via_link(a, &klen), klen, &v);
 		if (r != 1) {
 			v = decide_local(a, cls);
 			/* a fail-open answer is not cached: the next call tries
-			 * again; nor is one reached through a symlink: a link
-			 * anywhere on the way may be changed by a name change in
-			 * any directory (a link elsewhere pointing at it), which
-			 * no generation of this spelling sees */
-			if (!a->fail_open && !a->via_link)
+			 * again; nor one through a /proc magic link */
+			if (!a->fail_open && !(a->via_link & ST_VIA_MAGIC)) {
+				k = a->via_link ? key_via_link(a, &klen) : key_of_abs(a, &klen);
 				sandtrace_ctrie_insert(&st__g.arena, key, k, klen, v, NULL);
+			}
 		}
 	} else {
 		v = decide_remote(a);
@@ -768,7 +788,7 @@ int st__pre(struct st_acc *a)
 	a->verdict = v & SANDTRACE_V_ACTION_MASK;
 	if (a->verdict == SANDTRACE_ALLOW || a->verdict == SANDTRACE_ASK) {
 		a->verdict = SANDTRACE_ALLOW;
-		if (!a->fail_open && !a->via_link) /* cached in the Ctrie too */
+		if (!a->fail_open && !(a->via_link & ST_VIA_MAGIC)) /* cached in the Ctrie too */
 			memo_allow(a, cls);
 		errno = saved;
 		return 0;
@@ -778,7 +798,7 @@ int st__pre(struct st_acc *a)
 	bool first = true;
 	if (st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL)) {
 		size_t klen;
-		const char *k = key_of_abs(a, &klen);
+		const char *k = a->via_link ? key_via_link(a, &klen) : key_of_abs(a, &klen);
 		first = sandtrace_ctrie_insert(&st__g.arena, key_of(a->kind, a->nofollow) | 0x80u,
 					       k, klen, v, NULL) != 0;
 	}
@@ -853,8 +873,10 @@ void st__post(struct st_acc *a, int err)
 		const char *k = key_of_abs(a, &klen);
 		ST_COUNT(st__g.calls);
 		uint32_t had;
-		if (sandtrace_ctrie_lookup(&st__g.arena, key_of(kind, a->nofollow), k, klen, &had) ==
-		    1) { /* already recorded by some process: a hit */
+		unsigned rk = key_of(kind, a->nofollow);
+		if (sandtrace_ctrie_lookup(&st__g.arena, rk, k, klen, &had) == 1 ||
+		    sandtrace_ctrie_lookup(&st__g.arena, rk, key_via_link(a, &klen), klen, &had) ==
+			1) { /* already recorded by some process: a hit */
 			ST_COUNT(st__g.hits);
 			memo_recorded(a, kind);
 			goto out;
@@ -865,13 +887,13 @@ void st__post(struct st_acc *a, int err)
 		 * already: the resolved path is a key of its own (no generation:
 		 * a resolved path does not depend on symlinks), so a bump costs a
 		 * resolution, never a second record.  A spelling that goes through
-		 * a symlink gets no key of its own (see st__pre): it is resolved
-		 * every time, and the resolved key says whether it is recorded.
+		 * a symlink is keyed with the arena epoch (key_via_link).
 		 */
 		resolve(a);
-		if (!a->skip && !a->via_link) {
-			int r = sandtrace_ctrie_insert(&st__g.arena, key_of(kind, a->nofollow), k,
-						       klen, SANDTRACE_V_RECORDED, NULL);
+		if (!a->skip && !(a->via_link & ST_VIA_MAGIC)) {
+			k = a->via_link ? key_via_link(a, &klen) : key_of_abs(a, &klen);
+			int r = sandtrace_ctrie_insert(&st__g.arena, rk, k, klen,
+						       SANDTRACE_V_RECORDED, NULL);
 			if (r >= 0) /* in the Ctrie from now on (r == 0: another process won) */
 				memo_recorded(a, kind);
 		}

@@ -190,7 +190,7 @@ static bool is_proc_magic(const char *p, size_t len)
 
 ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
 			 bool *magic, char *rest, size_t rcap, size_t known, size_t *confirmed,
-			 bool *via_link)
+			 unsigned *via_link)
 {
 	/* out holds the resolved prefix (no trailing '/', "" for the root);
 	 * rest holds what is left to walk.  While pristine (no link followed,
@@ -206,7 +206,7 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 	if (confirmed)
 		*confirmed = 0;
 	if (via_link)
-		*via_link = false;
+		*via_link = 0;
 	if (len + 1 > rcap || len == 0 || in[0] != '/' || known >= len || known > cap ||
 	    (known && in[known] != '/'))
 		return -1;
@@ -277,6 +277,8 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		}
 		link[n] = 0;
 		if (is_proc_magic(out, cand)) {
+			if (via_link) /* what it names moves with the process (chdir, dup2) */
+				*via_link |= ST_VIA_MAGIC;
 			/*
 			 * Only a magic link that is the whole path names an open
 			 * file of the process (never a violation: it was opened
@@ -294,7 +296,7 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		}
 		pristine = false;
 		if (via_link)
-			*via_link = true;
+			*via_link |= ST_VIA_LINK;
 		if (++hops > 40) /* ELOOP: let the real call say so */
 			goto lexical;
 		/* rest := link + rest[pos..] */

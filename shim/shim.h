@@ -275,8 +275,10 @@ struct st_acc {
 	bool magic_fd;        /* the path is a /proc/<pid>/fd/N (or exe, cwd, root) link: an
 				 open file of the process, never a violation */
 	bool resolved;        /* rpath holds the resolved path */
-	bool via_link;        /* ... and a symlink was followed to get there: what the spelling
-				 means depends on links anywhere, so no key is made from it */
+	unsigned via_link;    /* ... and ST_VIA_LINK: a symlink was followed to get there (what
+				 the spelling means depends on links anywhere: its keys are
+				 key_via_link's); ST_VIA_MAGIC: a /proc magic link was (it
+				 moves with the process: no key at all) */
 	bool fail_open;       /* allowed only because the daemon was lost */
 	bool asked;           /* verdict came from an ask rule */
 	unsigned verdict;     /* enum sandtrace_action applied */
@@ -438,12 +440,15 @@ ssize_t st__path_fold(char *p, size_t len);      /* lexical fold of .. too (no s
  * taken as is, without a readlink (0: none).  *confirmed (NULL: not wanted)
  * gets the length of the longest such prefix of in, at a component
  * boundary, that this walk found to resolve to itself (known included; 0
- * on the -1 and loop returns).  *via_link (NULL: not wanted) is set when a
- * symlink (a /proc magic link included) was followed on the way.
+ * on the -1 and loop returns).  *via_link (NULL: not wanted) gets
+ * ST_VIA_LINK when a symlink was followed on the way, and ST_VIA_MAGIC when
+ * one of them was a /proc magic link (what it names moves with the process).
  * Async-signal-safe. */
+#define ST_VIA_LINK 1u
+#define ST_VIA_MAGIC 2u
 ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
 			 bool *magic, char *scratch, size_t scap, size_t known, size_t *confirmed,
-			 bool *via_link);
+			 unsigned *via_link);
 
 /* Connection (client.c).  All preserve errno and never allocate. */
 int st__send_access(const struct sandtrace_access *acc, const char *path, size_t len,
