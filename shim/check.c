@@ -628,6 +628,31 @@ static const char *key_via_link(struct st_acc *a, size_t *len)
 	return k;
 }
 
+/*
+ * Look (cls, a->abs) up under both kinds of key, the likelier first: a
+ * spelling under /lib, /lib64, /bin or /sbin goes through a link on a
+ * merged-/usr system (every process's libraries are spelled so), anything
+ * else seldom does.  The order only saves a walk of the trie for a key that
+ * is not there; both keys are always tried.  Returns as
+ * sandtrace_ctrie_lookup (1: found, *v its value).
+ */
+static int lookup_both(struct st_acc *a, unsigned cls, uint32_t *v)
+{
+	const char *p = a->abs;
+	bool linky = p[0] == '/' && ((p[1] == 'l' && p[2] == 'i' && p[3] == 'b' &&
+				       (p[4] == '/' || (p[4] == '6' && p[5] == '4' && p[6] == '/'))) ||
+				      (p[1] == 'b' && p[2] == 'i' && p[3] == 'n' && p[4] == '/') ||
+				      (p[1] == 's' && p[2] == 'b' && p[3] == 'i' && p[4] == 'n' &&
+				       p[5] == '/'));
+	size_t klen;
+	for (int i = 0; i < 2; i++) {
+		const char *k = (i == 0) == linky ? key_via_link(a, &klen) : key_of_abs(a, &klen);
+		if (sandtrace_ctrie_lookup(&st__g.arena, cls, k, klen, v) == 1)
+			return 1;
+	}
+	return 0;
+}
+
 /* (path, nofollow) -> an odd 64-bit tag (0 is "empty"): eight bytes at a time. */
 static inline uint64_t memo_hash(const char *p, size_t n, bool nofollow)
 {
@@ -769,10 +794,8 @@ int st__pre(struct st_acc *a)
 		}
 		unsigned key = SANDTRACE_KEY_VERDICT | cls | (a->nofollow ? SANDTRACE_KEY_NOFOLLOW : 0);
 		size_t klen;
-		const char *k = key_of_abs(a, &klen);
-		int r = sandtrace_ctrie_lookup(&st__g.arena, key, k, klen, &v);
-		if (r != 1)
-			r = sandtrace_ctrie_lookup(&st__g.arena, key, key_via_link(a, &klen), klen, &v);
+		const char *k;
+		int r = lookup_both(a, key, &v);
 		if (r != 1) {
 			v = decide_local(a, cls);
 			/* a fail-open answer is not cached: the next call tries
@@ -870,13 +893,11 @@ void st__post(struct st_acc *a, int err)
 		goto out;
 	if (st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL)) {
 		size_t klen;
-		const char *k = key_of_abs(a, &klen);
+		const char *k;
 		ST_COUNT(st__g.calls);
 		uint32_t had;
 		unsigned rk = key_of(kind, a->nofollow);
-		if (sandtrace_ctrie_lookup(&st__g.arena, rk, k, klen, &had) == 1 ||
-		    sandtrace_ctrie_lookup(&st__g.arena, rk, key_via_link(a, &klen), klen, &had) ==
-			1) { /* already recorded by some process: a hit */
+		if (lookup_both(a, rk, &had) == 1) { /* already recorded by some process: a hit */
 			ST_COUNT(st__g.hits);
 			memo_recorded(a, kind);
 			goto out;
