@@ -202,13 +202,20 @@ static uint32_t gen_of(const char *p, size_t len)
 	return gen & 0x7fffffffu;
 }
 
-static const char *key_of_abs(struct st_acc *a, size_t *len)
+/* The key of a->abs[0..n) made with gen: written in the KEY_GEN bytes in
+ * front of abs (every key of this access is made there, one at a time);
+ * *len gets its length. */
+static const char *key_with(struct st_acc *a, uint32_t gen, size_t n, size_t *len)
 {
-	uint32_t gen = gen_of(a->abs, a->abs_len);
 	char *k = a->abs - KEY_GEN;
 	memcpy(k, &gen, KEY_GEN);
-	*len = a->abs_len + KEY_GEN;
+	*len = n + KEY_GEN;
 	return k;
+}
+
+static const char *key_of_abs(struct st_acc *a, size_t *len)
+{
+	return key_with(a, gen_of(a->abs, a->abs_len), a->abs_len, len);
 }
 
 /* The slot of the children of the name a->abs ("/a/b" -> the slot of "/a/b/"). */
@@ -222,48 +229,39 @@ static unsigned own_slot(struct st_acc *a)
 }
 
 /*
- * After a namespace change at a->abs.  global: a symlink that leads to a
- * directory or to nothing, or a moved directory, can change how any path
- * resolves: every key misses (global generation).  Otherwise (a symlink to
- * an existing file: configure's conftest.sym, libtool's lib.so links) only
+ * After a namespace change at a->abs.  BUMP_GLOBAL: a symlink that leads to
+ * a directory or to nothing, or a moved directory, can change how any path
+ * resolves: every key misses (global generation).  BUMP_NAME (a symlink to
+ * an existing file: configure's conftest.sym, libtool's lib.so links): only
  * the slots of the name's directory and of the name's own children move, and
  * the rest of the cache stays warm.  Nothing resolves under a link to a file
  * (ENOTDIR) until the name changes again, which bumps again.  Not seen: the
  * link's target file replaced by a directory (no link changes): entries
  * under the link's name made before then stay (documented in INTERNALS).
+ * BUMP_CHILDREN (a directory removed): the keys of its children (keyed with
+ * its own slot) must not outlive it, since the name can come back as a
+ * link; removing a tree bottom-up (rm -r) reaches every level.  A per-
+ * directory bump falls back to the global one when the slots cannot be
+ * allocated.
  */
-static void fs_gen_bump(struct st_acc *a, bool global)
+enum bump { BUMP_GLOBAL, BUMP_NAME, BUMP_CHILDREN };
+static void fs_gen_bump(struct st_acc *a, enum bump how)
 {
 	if (!st__g.arena.base)
 		return;
-	_Atomic uint32_t *slots = global ? NULL : gen_slots(true);
-	if (slots) {
-		/* release: the namespace change (done) before the new generation */
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
+	_Atomic uint32_t *slots = how == BUMP_GLOBAL ? NULL : gen_slots(true);
+	/* release (every add): the namespace change (done) before the new generation */
+	if (!slots) {
+		atomic_fetch_add_explicit(&h->fs_gen, 1, memory_order_release);
+		return;
+	}
+	if (how == BUMP_NAME)
 		atomic_fetch_add_explicit(&slots[dir_slot(a->abs, a->abs_len)], 1,
 					  memory_order_release);
-		atomic_fetch_add_explicit(&slots[own_slot(a)], 1, memory_order_release);
-		/* release: every thread's memo of warm accesses drops (memo_epoch) */
-		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->ns_epoch, 1,
-					  memory_order_release);
-	} else {
-		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen, 1,
-					  memory_order_release);
-	}
-}
-
-/* A directory removed: the keys of its children (keyed with its own slot)
- * must not outlive it, since the name can come back as a link; removing a
- * tree bottom-up (rm -r) reaches every level. */
-static void fs_gen_bump_children(struct st_acc *a)
-{
-	_Atomic uint32_t *slots = st__g.arena.base ? gen_slots(true) : NULL;
-	if (slots) { /* release: as in fs_gen_bump */
-		atomic_fetch_add_explicit(&slots[own_slot(a)], 1, memory_order_release);
-		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->ns_epoch, 1,
-					  memory_order_release);
-	} else if (st__g.arena.base)
-		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen, 1,
-					  memory_order_release);
+	atomic_fetch_add_explicit(&slots[own_slot(a)], 1, memory_order_release);
+	/* every thread's memo of warm accesses drops (memo_epoch) */
+	atomic_fetch_add_explicit(&h->ns_epoch, 1, memory_order_release);
 }
 
 /*
@@ -357,28 +355,30 @@ static void resolve(struct st_acc *a)
 		/* the directory part: "/a/b" of "/a/b/c" (none for "/c") */
 		const char *e = memrchr(a->abs, '/', a->abs_len);
 		size_t dlen = e ? (size_t)(e - a->abs) : 0, known = 0, conf = 0;
-		uint32_t v, gen;
+		uint32_t v, gen = 0;
+		size_t klen;
 		/* the memo's key borrows the generation prefix in front of abs,
 		 * which a caller may hold as its own key (key_of_abs): kept
 		 * and put back */
-		char *k = a->abs - KEY_GEN, held[KEY_GEN];
+		char held[KEY_GEN] = {0};
+		const char *k;
 		bool memo = st__g.arena.base && dlen > 0;
 		if (memo) {
-			memcpy(held, k, KEY_GEN);
+			memcpy(held, a->abs - KEY_GEN, KEY_GEN);
 			gen = gen_of(a->abs, dlen);
-			memcpy(k, &gen, KEY_GEN);
-			if (sandtrace_ctrie_lookup(&st__g.arena, KEY_DIR_SELF, k, dlen + KEY_GEN, &v) == 1)
+			k = key_with(a, gen, dlen, &klen);
+			if (sandtrace_ctrie_lookup(&st__g.arena, KEY_DIR_SELF, k, klen, &v) == 1)
 				known = dlen;
-			memcpy(k, held, KEY_GEN);
 		}
 		n = st__path_resolve(a->abs, a->abs_len, !a->nofollow, a->rbuf, sizeof(a->rbuf),
 				     &a->magic_fd, st__tls()->scratch, ST_PATH_BUF, known, &conf,
 				     &a->via_link);
 		if (memo && !known && n >= 0 && conf >= dlen) {
-			memcpy(k, &gen, KEY_GEN);
-			sandtrace_ctrie_insert(&st__g.arena, KEY_DIR_SELF, k, dlen + KEY_GEN, 1, NULL);
-			memcpy(k, held, KEY_GEN);
+			k = key_with(a, gen, dlen, &klen);
+			sandtrace_ctrie_insert(&st__g.arena, KEY_DIR_SELF, k, klen, 1, NULL);
 		}
+		if (memo)
+			memcpy(a->abs - KEY_GEN, held, KEY_GEN);
 	}
 	errno = saved;
 	if (n < 0 && a->magic_fd) {
@@ -621,11 +621,18 @@ static inline uint64_t memo_epoch(void)
  */
 static const char *key_via_link(struct st_acc *a, size_t *len)
 {
-	uint32_t gen = (uint32_t)memo_epoch() | 0x80000000u;
-	char *k = a->abs - KEY_GEN;
-	memcpy(k, &gen, KEY_GEN);
-	*len = a->abs_len + KEY_GEN;
-	return k;
+	return key_with(a, (uint32_t)memo_epoch() | 0x80000000u, a->abs_len, len);
+}
+
+/* After resolve(): does the spelling get keys at all (not through a /proc
+ * magic link, which moves with the process), and which. */
+static bool keyable(const struct st_acc *a)
+{
+	return !(a->via_link & ST_VIA_MAGIC);
+}
+static const char *key_as_resolved(struct st_acc *a, size_t *len)
+{
+	return a->via_link ? key_via_link(a, len) : key_of_abs(a, len);
 }
 
 /*
@@ -653,24 +660,10 @@ static int lookup_both(struct st_acc *a, unsigned cls, uint32_t *v)
 	return 0;
 }
 
-/* (path, nofollow) -> an odd 64-bit tag (0 is "empty"): eight bytes at a time. */
+/* (path, nofollow) -> an odd 64-bit tag (0 is "empty"). */
 static inline uint64_t memo_hash(const char *p, size_t n, bool nofollow)
 {
-	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n ^ ((uint64_t)nofollow << 40), w = 0;
-	if (n >= 8) {
-		for (size_t i = 0; i + 8 < n; i += 8) {
-			memcpy(&w, p + i, 8);
-			h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-			h ^= h >> 32;
-		}
-		memcpy(&w, p + n - 8, 8);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			w = w << 8 | (unsigned char)p[i];
-	}
-	h = (h ^ w) * UINT64_C(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	return h | 1;
+	return st__hash_bytes(p, n, (uint64_t)nofollow << 40) | 1;
 }
 
 /*
@@ -794,14 +787,13 @@ int st__pre(struct st_acc *a)
 		}
 		unsigned key = SANDTRACE_KEY_VERDICT | cls | (a->nofollow ? SANDTRACE_KEY_NOFOLLOW : 0);
 		size_t klen;
-		const char *k;
 		int r = lookup_both(a, key, &v);
 		if (r != 1) {
 			v = decide_local(a, cls);
 			/* a fail-open answer is not cached: the next call tries
 			 * again; nor one through a /proc magic link */
-			if (!a->fail_open && !(a->via_link & ST_VIA_MAGIC)) {
-				k = a->via_link ? key_via_link(a, &klen) : key_of_abs(a, &klen);
+			if (!a->fail_open && keyable(a)) {
+				const char *k = key_as_resolved(a, &klen);
 				sandtrace_ctrie_insert(&st__g.arena, key, k, klen, v, NULL);
 			}
 		}
@@ -811,7 +803,7 @@ int st__pre(struct st_acc *a)
 	a->verdict = v & SANDTRACE_V_ACTION_MASK;
 	if (a->verdict == SANDTRACE_ALLOW || a->verdict == SANDTRACE_ASK) {
 		a->verdict = SANDTRACE_ALLOW;
-		if (!a->fail_open && !(a->via_link & ST_VIA_MAGIC)) /* cached in the Ctrie too */
+		if (!a->fail_open && keyable(a)) /* cached in the Ctrie too */
 			memo_allow(a, cls);
 		errno = saved;
 		return 0;
@@ -821,7 +813,7 @@ int st__pre(struct st_acc *a)
 	bool first = true;
 	if (st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL)) {
 		size_t klen;
-		const char *k = a->via_link ? key_via_link(a, &klen) : key_of_abs(a, &klen);
+		const char *k = key_as_resolved(a, &klen);
 		first = sandtrace_ctrie_insert(&st__g.arena, key_of(a->kind, a->nofollow) | 0x80u,
 					       k, klen, v, NULL) != 0;
 	}
@@ -880,20 +872,19 @@ void st__post(struct st_acc *a, int err)
 			now = ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st,
 					 AT_SYMLINK_NOFOLLOW) == 0 ? (int)(st.st_mode & S_IFMT) : -1;
 		if (a->was_dir && a->pair)
-			fs_gen_bump(a, true);
+			fs_gen_bump(a, BUMP_GLOBAL);
 		else if (a->was_dir && now != S_IFDIR)
-			fs_gen_bump_children(a);
+			fs_gen_bump(a, BUMP_CHILDREN);
 		if (a->was_link)
-			fs_gen_bump(a, a->link_wide);
+			fs_gen_bump(a, a->link_wide ? BUMP_GLOBAL : BUMP_NAME);
 		if (now == S_IFLNK && (a->was_missing || a->pair))
-			fs_gen_bump(a, link_is_wide(a->abs));
+			fs_gen_bump(a, link_is_wide(a->abs) ? BUMP_GLOBAL : BUMP_NAME);
 	}
 	if (err == 0 && (st__g.flags & SANDTRACE_F_IDENTITY) &&
 	    (kind == SANDTRACE_KIND_READ || kind == SANDTRACE_KIND_EXEC) && post_identity(a, kind))
 		goto out;
 	if (st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL)) {
 		size_t klen;
-		const char *k;
 		ST_COUNT(st__g.calls);
 		uint32_t had;
 		unsigned rk = key_of(kind, a->nofollow);
@@ -911,8 +902,8 @@ void st__post(struct st_acc *a, int err)
 		 * a symlink is keyed with the arena epoch (key_via_link).
 		 */
 		resolve(a);
-		if (!a->skip && !(a->via_link & ST_VIA_MAGIC)) {
-			k = a->via_link ? key_via_link(a, &klen) : key_of_abs(a, &klen);
+		if (!a->skip && keyable(a)) {
+			const char *k = key_as_resolved(a, &klen);
 			int r = sandtrace_ctrie_insert(&st__g.arena, rk, k, klen,
 						       SANDTRACE_V_RECORDED, NULL);
 			if (r >= 0) /* in the Ctrie from now on (r == 0: another process won) */

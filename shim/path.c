@@ -326,37 +326,14 @@ lexical:
 	return st__path_fold(out, len);
 }
 
-/* The slot of the directory part of a path (shim.h): a multiply-xorshift
- * hash eight bytes at a time (the last word overlaps the one before it), not
- * a byte loop: it runs on every cache hit once a directory's generation has
- * moved. */
+/* The slot of the directory part of a path (shim.h).  ("/b/lib1/" and
+ * "/b/lib2/" once shared a slot: the hash's final mix is what tells them
+ * apart.) */
 unsigned st__dir_slot(const char *p, size_t len, unsigned nslots)
 {
 	const char *e = memrchr(p, '/', len);
 	size_t n = e ? (size_t)(e - p) + 1 : len;
-	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n, w;
-	if (n < 8) {
-		w = 0;
-		for (size_t i = 0; i < n; i++)
-			w = w << 8 | (unsigned char)p[i];
-		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-	} else {
-		for (size_t i = 0; i + 8 < n; i += 8) {
-			memcpy(&w, p + i, 8);
-			h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-			h ^= h >> 32;
-		}
-		memcpy(&w, p + n - 8, 8);
-		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-	}
-	/* fmix64's last steps: every input bit reaches the low bits the slot
-	 * takes (the product alone carries a word's top bytes, the path's
-	 * last ones, only into bits above 40: "/b/lib1/" and "/b/lib2/" shared
-	 * a slot) */
-	h ^= h >> 33;
-	h *= UINT64_C(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	return (unsigned)h & (nslots - 1);
+	return (unsigned)st__hash_bytes(p, n, 0) & (nslots - 1);
 }
 
 unsigned st__parse_uint(const char *s)
