@@ -253,69 +253,63 @@ START_TEST(test_dir_slot)
 }
 END_TEST
 
+/* st__path_resolve of in into the static out, with known; *conf and *via get
+ * what it confirmed and the links it followed */
+static char walk_out[ST_PATH_BUF];
+static ssize_t walk(const char *in, bool follow, size_t known, size_t *conf, unsigned *via)
+{
+	static char scratch[ST_PATH_BUF];
+	bool magic;
+	return st__path_resolve(in, strlen(in), follow, walk_out, sizeof(walk_out), &magic,
+				scratch, sizeof(scratch), known, conf, via);
+}
+
 START_TEST(test_resolve_confirmed)
 {
-	static char in[ST_PATH_BUF], out[ST_PATH_BUF], scratch[ST_PATH_BUF];
-	bool magic;
+	static char in[ST_PATH_BUF];
 	size_t conf = 99, rtl;
+	unsigned via = 99;
 	make_tree();
 	char *rt = realpath(tree, NULL);
 	rtl = strlen(rt);
 	/* no link on the way: all of it, or the directory part when the last
 	 * component is not followed (it is not looked at) */
 	snprintf(in, sizeof(in), "%s/real/sub/file", rt);
-	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, &conf, NULL),
-			 (ssize_t)strlen(in));
+	ck_assert_int_eq(walk(in, true, 0, &conf, &via), (ssize_t)strlen(in));
 	ck_assert_uint_eq(conf, strlen(in));
-	ck_assert_int_gt(st__path_resolve(in, strlen(in), false, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, &conf, NULL),
-			 0);
+	ck_assert_uint_eq(via, 0);
+	ck_assert_int_gt(walk(in, false, 0, &conf, &via), 0);
 	ck_assert_uint_eq(conf, rtl + strlen("/real/sub"));
-	/* a link stops it where the link is */
+	/* a link stops it where the link is, and is reported followed */
 	snprintf(in, sizeof(in), "%s/link/file", rt);
-	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, &conf, NULL),
-			 0);
+	ck_assert_int_gt(walk(in, true, 0, &conf, &via), 0);
 	ck_assert_uint_eq(conf, rtl);
+	ck_assert_uint_eq(via, ST_VIA_LINK);
 	/* so does "..", and a missing component (appended lexically) */
 	snprintf(in, sizeof(in), "%s/real/../real/sub/file", rt);
-	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, &conf, NULL),
-			 0);
+	ck_assert_int_gt(walk(in, true, 0, &conf, &via), 0);
 	ck_assert_uint_eq(conf, rtl + strlen("/real"));
+	ck_assert_uint_eq(via, 0);
 	snprintf(in, sizeof(in), "%s/real/nope/file", rt);
-	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, &conf, NULL),
-			 0);
+	ck_assert_int_gt(walk(in, true, 0, &conf, &via), 0);
 	ck_assert_uint_eq(conf, rtl + strlen("/real"));
 	/* a loop: nothing is confirmed */
 	snprintf(in, sizeof(in), "%s/loop1/x", rt);
-	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, &conf, NULL),
-			 0);
+	ck_assert_int_gt(walk(in, true, 0, &conf, &via), 0);
 	ck_assert_uint_eq(conf, 0);
 	/* known is taken on trust: vouching for "<tree>/link" (a link) keeps
 	 * it as spelled, which shows that no readlink was made there */
 	snprintf(in, sizeof(in), "%s/link/file", rt);
-	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), rtl + strlen("/link"), &conf, NULL),
-			 0);
-	ck_assert_str_eq(out, in);
+	ck_assert_int_gt(walk(in, true, rtl + strlen("/link"), &conf, &via), 0);
+	ck_assert_str_eq(walk_out, in);
 	ck_assert_uint_eq(conf, strlen(in));
 	/* and an honest known gives what the whole walk gives */
 	snprintf(in, sizeof(in), "%s/real/sub/file", rt);
-	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), rtl + strlen("/real/sub"), &conf, NULL),
-			 (ssize_t)strlen(in));
-	ck_assert_str_eq(out, in);
+	ck_assert_int_eq(walk(in, true, rtl + strlen("/real/sub"), &conf, &via), (ssize_t)strlen(in));
+	ck_assert_str_eq(walk_out, in);
 	/* a known that does not end before a '/' (or is all of in) is refused */
-	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), rtl + 2, &conf, NULL),
-			 -1);
-	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), strlen(in), &conf, NULL),
-			 -1);
+	ck_assert_int_eq(walk(in, true, rtl + 2, &conf, &via), -1);
+	ck_assert_int_eq(walk(in, true, strlen(in), &conf, &via), -1);
 	free(rt);
 	drop_tree();
 }
