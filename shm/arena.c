@@ -21,6 +21,46 @@ static inline uint64_t st__align_up(uint64_t v)
 }
 
 /*
+ * The arena's offsets are laid out so that what a process reads sits in few
+ * 2 MiB spans (SANDTRACE_ARENA_SPAN): each span a process touches costs it a
+ * page-table page that the kernel allocates, zeroes and frees at exit (on
+ * this project's VM ≈ 70 µs a span; docs/BENCHMARKS.md, stop 12).  That only
+ * holds if offset 0 is mapped at a span boundary, which mmap(NULL) does not
+ * give for a tmpfs object: reserve size + one span of address space
+ * (PROT_NONE, no memory), map the object at the first boundary inside it
+ * (MAP_FIXED replaces that part of the reservation) and return the rest.
+ * Three system calls more than a plain mmap (≈ 4 µs here).  Falls back to
+ * a plain mmap when the reservation cannot be made.  Returns the map or
+ * MAP_FAILED with errno set, like mmap.  Thread-safe (the reservation is
+ * this thread's until it is replaced or returned); not async-signal-safe
+ * in general (it calls mmap), though nothing here allocates.
+ */
+static void *st__map_spans(int fd, size_t size)
+{
+	const size_t span = (size_t)SANDTRACE_ARENA_SPAN;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = (size + page - 1) & ~(page - 1);
+	if (len < size || len + span < len)
+		return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	char *r = mmap(NULL, len + span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	if (r == MAP_FAILED)
+		return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	char *p = (char *)(((uintptr_t)r + span - 1) & ~(uintptr_t)(span - 1));
+	if (mmap(p, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		int e = errno;
+		munmap(r, len + span);
+		errno = e;
+		return MAP_FAILED;
+	}
+	if (p > r)
+		munmap(r, (size_t)(p - r));
+	if (r + len + span > p + len)
+		munmap(p + len, (size_t)(r + len + span - (p + len)));
+	return p;
+}
+
+/*
  * Build "/sandtrace-<pid>-<32 hex>" by hand: create runs in the daemon, but
  * snprintf is avoided anyway so the whole file stays obviously malloc-free.
  */
@@ -99,7 +139,7 @@ int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t ru
 	/* Sparse: pages cost memory only when first touched. */
 	if (ftruncate(fd, (off_t)size) < 0)
 		goto fail;
-	p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = st__map_spans(fd, (size_t)size);
 	if (p == MAP_FAILED)
 		goto fail;
 	close(fd);
@@ -159,7 +199,7 @@ int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size)
 	if (size < (uint64_t)sizeof(struct sandtrace_arena_header) || size > (uint64_t)SIZE_MAX ||
 	    size > (uint64_t)INT64_MAX)
 		return -EPROTO;
-	p = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = st__map_spans(fd, (size_t)size);
 	if (p == MAP_FAILED)
 		return -errno;
 	/* The header's size must equal the object's: every bound below uses it. */

@@ -26,6 +26,10 @@
 /* Default size: 256 MiB of address space, touched only as used. */
 #define SANDTRACE_ARENA_DEFAULT_SIZE (UINT64_C(256) << 20)
 #define SANDTRACE_ARENA_ALIGN 16u
+/* Every map of an arena starts at a multiple of this (bytes): the span of
+ * addresses one page-table page maps with 4 KiB pages on x86-64 and arm64.
+ * Offsets in one span cost a process one page-table page (shm/arena.c). */
+#define SANDTRACE_ARENA_SPAN (UINT64_C(2) << 20)
 /* Per-directory generations (hashed): a symlink to a file changes only the
  * names in its own directory. */
 #define SANDTRACE_FS_GEN_SLOTS 4096u

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,6 +322,46 @@ START_TEST(alloc_areas)
 }
 END_TEST
 
+/* Does a PROT_NONE map (what st__map_spans reserves) border [base, base + len)? */
+static bool reservation_borders(const void *base, uint64_t len)
+{
+	uintptr_t lo = (uintptr_t)base, hi = lo + (uintptr_t)len;
+	FILE *f = fopen("/proc/self/maps", "r");
+	ck_assert_ptr_nonnull(f);
+	char line[512];
+	bool found = false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e;
+		char perm[8];
+		if (sscanf(line, "%lx-%lx %7s", &s, &e, perm) == 3 && strcmp(perm, "---p") == 0 &&
+		    (e == lo || s == hi))
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Both the creator's map and an attach start at a span boundary (offsets in
+ * one 2 MiB span share a page-table page), whatever the size, and the
+ * address space reserved to find that boundary is given back. */
+START_TEST(map_span_aligned)
+{
+	uint64_t size = 3 * MIB + 4096; /* not a multiple of the span */
+	make_arena(size);
+	ck_assert_uint_eq((uintptr_t)g_a.base % SANDTRACE_ARENA_SPAN, 0);
+	ck_assert(!reservation_borders(g_a.base, size));
+	struct sandtrace_arena b;
+	ck_assert_int_eq(sandtrace_arena_attach(&b, g_name), 0);
+	ck_assert_ptr_ne(b.base, g_a.base);
+	ck_assert_uint_eq((uintptr_t)b.base % SANDTRACE_ARENA_SPAN, 0);
+	ck_assert(!reservation_borders(b.base, size));
+	/* the same bytes through both maps */
+	((volatile char *)g_a.base)[size - 1] = 'x';
+	ck_assert_int_eq(((volatile char *)b.base)[size - 1], 'x');
+	sandtrace_arena_detach(&b);
+}
+END_TEST
+
 START_TEST(detach_and_unlink)
 {
 	make_arena(MIB);
@@ -354,6 +395,7 @@ Suite *suite_arena(void)
 	tcase_add_test(tc, alloc_corrupted_bump);
 	tcase_add_test(tc, alloc_concurrent_disjoint);
 	tcase_add_test(tc, alloc_areas);
+	tcase_add_test(tc, map_span_aligned);
 	tcase_add_test(tc, detach_and_unlink);
 	suite_add_tcase(s, tc);
 	return s;
