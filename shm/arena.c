@@ -38,7 +38,13 @@ static inline uint64_t st__align_up(uint64_t v)
 static void *st__map_spans(int fd, size_t size)
 {
 	const size_t span = (size_t)SANDTRACE_ARENA_SPAN;
+#if defined(__x86_64__) || defined(__i386__)
+	/* always 4 KiB; sysconf would be one more page of libc's code to fault
+	 * in, in every traced process */
+	const size_t page = 4096;
+#else
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+#endif
 	size_t len = (size + page - 1) & ~(page - 1);
 	if (len < size || len + span < len)
 		return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -104,13 +110,6 @@ static int st__random(uint8_t *buf, size_t n)
 	return 0;
 }
 
-/* Where an area starts in an arena of size bytes (page-aligned). */
-static uint64_t st__area_base(uint64_t size, enum sandtrace_arena_area area)
-{
-	uint64_t b = area == SANDTRACE_AREA_KEYS ? size / 2 : area == SANDTRACE_AREA_LOG ? size / 4 * 3 : 0;
-	return b & ~(uint64_t)4095;
-}
-
 int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t run_flags,
 			   char name[SANDTRACE_ARENA_NAME_MAX])
 {
@@ -153,10 +152,9 @@ int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t ru
 	atomic_store_explicit(&h->root, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->policy, 0, memory_order_relaxed);
 	if (size >= SANDTRACE_ARENA_AREAS_MIN) {
-		atomic_store_explicit(&h->bump_keys, st__area_base(size, SANDTRACE_AREA_KEYS),
-				      memory_order_relaxed);
-		atomic_store_explicit(&h->bump_log, st__area_base(size, SANDTRACE_AREA_LOG),
-				      memory_order_relaxed);
+		/* the header's segment is the main area's first */
+		atomic_store_explicit(&h->bump_main, st__align_up(sizeof(*h)), memory_order_relaxed);
+		atomic_store_explicit(&h->bump, SANDTRACE_ARENA_SEGMENT, memory_order_relaxed);
 	}
 	h->run_flags = run_flags;
 	h->owner_pid = (uint32_t)getppid();
@@ -256,7 +254,7 @@ int sandtrace_arena_unlink(const char *name)
  * Every bound is taken from a->size (what this process mapped), never from
  * the header alone: a corrupted header must not make us write outside the map.
  */
-/* One area's bump pointer and bounds: [lo, hi). */
+/* Hand out need bytes from *bump, bounded by [lo, hi). */
 static uint64_t st__alloc_from(_Atomic uint64_t *bump, uint64_t lo, uint64_t hi, uint64_t need)
 {
 	/* relaxed: bump orders nothing; the bytes are published by a later release. */
@@ -278,7 +276,58 @@ static uint64_t st__alloc_from(_Atomic uint64_t *bump, uint64_t lo, uint64_t hi,
 static bool st__areas(const struct sandtrace_arena *a)
 {
 	return a->size >= SANDTRACE_ARENA_AREAS_MIN &&
-	       atomic_load_explicit(&sandtrace_arena_hdr(a)->bump_keys, memory_order_relaxed) != 0;
+	       atomic_load_explicit(&sandtrace_arena_hdr(a)->bump_main, memory_order_relaxed) != 0;
+}
+
+static _Atomic uint64_t *st__area_word(struct sandtrace_arena_header *h,
+				       enum sandtrace_arena_area area)
+{
+	return area == SANDTRACE_AREA_KEYS ? &h->bump_keys
+	       : area == SANDTRACE_AREA_LOG ? &h->bump_log
+					    : &h->bump_main;
+}
+
+/* The end of the segment an area word's offset w lies in.  An offset on a
+ * boundary ends the segment before it (a full segment): a word is never the
+ * start of its own segment, since taking a segment also takes its first
+ * bytes. */
+static inline uint64_t st__segment_end(uint64_t w)
+{
+	return ((w - 1) | (SANDTRACE_ARENA_SEGMENT - 1)) + 1;
+}
+
+/*
+ * need bytes (aligned, at most a quarter segment) from an area: a CAS on the
+ * area's word while its segment has room, else a new segment from bump,
+ * installed with a CAS that also takes the first need bytes of it.  A racer
+ * that loses that CAS keeps its segment unused and retries on the winner's.
+ */
+static uint64_t st__alloc_area(struct sandtrace_arena *a, _Atomic uint64_t *word, uint64_t need)
+{
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
+	uint64_t fresh = 0;
+	/* relaxed throughout, as st__alloc_from: the bytes are published later */
+	uint64_t old = atomic_load_explicit(word, memory_order_relaxed);
+	for (;;) {
+		if (old != 0 && (old & (SANDTRACE_ARENA_ALIGN - 1)) == 0 && old < a->size &&
+		    need <= st__segment_end(old) - old && st__segment_end(old) <= a->size) {
+			if (atomic_compare_exchange_weak_explicit(word, &old, old + need,
+								  memory_order_relaxed,
+								  memory_order_relaxed))
+				return old;
+			continue;
+		}
+		if (fresh == 0)
+			fresh = st__alloc_from(&h->bump, SANDTRACE_ARENA_SEGMENT, a->size,
+					       SANDTRACE_ARENA_SEGMENT);
+		if (fresh == 0)
+			return 0;
+		/* a corrupted word is replaced like a full one */
+		if (atomic_compare_exchange_strong_explicit(word, &old, fresh + need,
+							    memory_order_relaxed,
+							    memory_order_relaxed))
+			return fresh;
+	}
 }
 
 uint64_t sandtrace_arena_alloc_in(struct sandtrace_arena *a, enum sandtrace_arena_area area,
@@ -295,17 +344,14 @@ uint64_t sandtrace_arena_alloc_in(struct sandtrace_arena *a, enum sandtrace_aren
 	if (size > a->size)
 		goto full;
 	need = st__align_up(size);
-	bool areas = st__areas(a);
-	if (areas && area == SANDTRACE_AREA_KEYS)
-		off = st__alloc_from(&h->bump_keys, st__area_base(a->size, SANDTRACE_AREA_KEYS),
-				     st__area_base(a->size, SANDTRACE_AREA_LOG), need);
-	else if (areas && area == SANDTRACE_AREA_LOG)
-		off = st__alloc_from(&h->bump_log, st__area_base(a->size, SANDTRACE_AREA_LOG),
-				     a->size, need);
-	if (off == 0)
-		off = st__alloc_from(&h->bump, sizeof(*h),
-				     areas ? st__area_base(a->size, SANDTRACE_AREA_KEYS) : a->size,
-				     need);
+	if (!st__areas(a))
+		off = st__alloc_from(&h->bump, sizeof(*h), a->size, need);
+	else if (need <= SANDTRACE_ARENA_SEGMENT / 4)
+		off = st__alloc_area(a, st__area_word(h, area), need);
+	else /* whole segments of its own: bump stays on a segment boundary */
+		off = st__alloc_from(&h->bump, SANDTRACE_ARENA_SEGMENT, a->size,
+				     (need + SANDTRACE_ARENA_SEGMENT - 1) &
+					 ~(SANDTRACE_ARENA_SEGMENT - 1));
 	if (off != 0)
 		return off;
 full:
@@ -323,11 +369,13 @@ uint64_t sandtrace_arena_used(const struct sandtrace_arena *a)
 	const struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
 	uint64_t used = atomic_load_explicit(&h->bump, memory_order_relaxed);
 	if (st__areas(a)) {
-		uint64_t k = atomic_load_explicit(&h->bump_keys, memory_order_relaxed);
-		uint64_t l = atomic_load_explicit(&h->bump_log, memory_order_relaxed);
-		uint64_t kb = st__area_base(a->size, SANDTRACE_AREA_KEYS);
-		uint64_t lb = st__area_base(a->size, SANDTRACE_AREA_LOG);
-		used += (k > kb ? k - kb : 0) + (l > lb ? l - lb : 0);
+		/* less what the areas' current segments have left */
+		for (int i = SANDTRACE_AREA_MAIN; i <= SANDTRACE_AREA_LOG; i++) {
+			uint64_t w = atomic_load_explicit(
+			    st__area_word((struct sandtrace_arena_header *)h, i), memory_order_relaxed);
+			if (w != 0 && st__segment_end(w) - w <= used)
+				used -= st__segment_end(w) - w;
+		}
 	}
 	return used;
 }

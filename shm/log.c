@@ -9,28 +9,57 @@
 int sandtrace_log_init(struct sandtrace_arena *a, uint32_t cap)
 {
 	struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
-	uint64_t off = sandtrace_arena_alloc(a, (uint64_t)cap * sizeof(uint64_t));
-	if (off == 0)
+	uint32_t nblocks = cap / SANDTRACE_LOG_BLOCK + (cap % SANDTRACE_LOG_BLOCK != 0);
+	uint64_t off = sandtrace_arena_alloc_in(a, SANDTRACE_AREA_LOG,
+						(uint64_t)nblocks * sizeof(uint64_t));
+	if (off == 0 || nblocks == 0)
 		return -ENOSPC;
-	h->log_cap = cap;
+	h->log_cap = nblocks * SANDTRACE_LOG_BLOCK;
 	atomic_store_explicit(&h->log_nchunks, 0, memory_order_relaxed);
-	/* release: log_cap and the zeroed table are visible to a writer that
-	 * sees the table's offset */
+	/* release: log_cap and the zeroed directory are visible to a writer
+	 * that sees the directory's offset */
 	atomic_store_explicit(&h->log_table, off, memory_order_release);
 	return 0;
+}
+
+_Atomic uint64_t *sandtrace_log_slot(const struct sandtrace_arena *a, uint64_t i, bool make)
+{
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
+	uint64_t dir = atomic_load_explicit(&h->log_table, memory_order_acquire);
+	uint32_t cap = h->log_cap;
+	_Atomic uint64_t *blocks = sandtrace_arena_ptr(
+	    a, dir, (uint64_t)(cap / SANDTRACE_LOG_BLOCK) * sizeof(uint64_t));
+	if (!blocks || i >= cap)
+		return NULL;
+	_Atomic uint64_t *b = &blocks[i / SANDTRACE_LOG_BLOCK];
+	/* acquire: the block's zeroed bytes (and the slots stored in it before
+	 * their writers' release) are seen by whoever sees its offset */
+	uint64_t off = atomic_load_explicit(b, memory_order_acquire);
+	if (off == 0 && make) {
+		uint64_t fresh = sandtrace_arena_alloc_in((struct sandtrace_arena *)a,
+							  SANDTRACE_AREA_LOG,
+							  SANDTRACE_LOG_BLOCK * sizeof(uint64_t));
+		if (fresh == 0)
+			return NULL;
+		/* release on success: the zeroed block is whole for its readers;
+		 * a loser keeps its block unused and takes the winner's */
+		off = atomic_compare_exchange_strong_explicit(b, &off, fresh, memory_order_acq_rel,
+							      memory_order_acquire)
+			  ? fresh
+			  : off;
+	}
+	_Atomic uint64_t *slots =
+	    sandtrace_arena_ptr(a, off, SANDTRACE_LOG_BLOCK * sizeof(uint64_t));
+	return slots ? &slots[i % SANDTRACE_LOG_BLOCK] : NULL;
 }
 
 uint64_t sandtrace_log_chunk_new(struct sandtrace_arena *a, uint32_t cap, int32_t pid)
 {
 	struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
-	uint64_t table = atomic_load_explicit(&h->log_table, memory_order_acquire);
-	uint32_t tcap = h->log_cap;
-	_Atomic uint64_t *slots =
-	    sandtrace_arena_ptr(a, table, (uint64_t)tcap * sizeof(uint64_t));
-	if (!slots)
+	if (atomic_load_explicit(&h->log_table, memory_order_acquire) == 0)
 		return 0;
 	/* relaxed: a cheap early check, the fetch-and-add below decides */
-	if (atomic_load_explicit(&h->log_nchunks, memory_order_relaxed) >= tcap)
+	if (atomic_load_explicit(&h->log_nchunks, memory_order_relaxed) >= h->log_cap)
 		return 0;
 	uint64_t off = sandtrace_arena_alloc_in(a, SANDTRACE_AREA_LOG,
 						sizeof(struct sandtrace_log_chunk) + cap);
@@ -41,10 +70,11 @@ uint64_t sandtrace_log_chunk_new(struct sandtrace_arena *a, uint32_t cap, int32_
 	c->pid = pid;
 	/* relaxed: slots are handed out once each; only the index matters */
 	uint64_t idx = atomic_fetch_add_explicit(&h->log_nchunks, 1, memory_order_relaxed);
-	if (idx >= tcap)
-		return 0; /* the chunk stays allocated and unused */
+	_Atomic uint64_t *slot = sandtrace_log_slot(a, idx, true);
+	if (!slot)
+		return 0; /* table or arena full: the chunk stays allocated and unused */
 	/* release: the chunk header is written before its offset is seen */
-	atomic_store_explicit(&slots[idx], off, memory_order_release);
+	atomic_store_explicit(slot, off, memory_order_release);
 	return off;
 }
 

@@ -63,11 +63,9 @@ long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_r
 			 sandtrace_log_fn fn, void *ctx)
 {
 	struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
-	uint64_t table = atomic_load_explicit(&h->log_table, memory_order_acquire);
-	uint64_t tcap = h->log_cap;
-	_Atomic uint64_t *slots = sandtrace_arena_ptr(a, table, tcap * sizeof(uint64_t));
-	if (!slots)
+	if (atomic_load_explicit(&h->log_table, memory_order_acquire) == 0)
 		return 0;
+	uint64_t tcap = h->log_cap;
 	uint64_t n = atomic_load_explicit(&h->log_nchunks, memory_order_relaxed);
 	if (n > tcap)
 		n = tcap;
@@ -77,9 +75,11 @@ long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_r
 	for (uint64_t i = 0; i < n; i++) {
 		if (r->done[i])
 			continue;
-		if (r->offs[i] == 0)
+		if (r->offs[i] == 0) {
+			_Atomic uint64_t *slot = sandtrace_log_slot(a, i, false);
 			/* acquire: pairs with the writer's release of the slot */
-			r->offs[i] = atomic_load_explicit(&slots[i], memory_order_acquire);
+			r->offs[i] = slot ? atomic_load_explicit(slot, memory_order_acquire) : 0;
+		}
 		if (r->offs[i] == 0)
 			continue; /* handed out, not yet published */
 		struct sandtrace_log_chunk *c = sandtrace_arena_ptr(a, r->offs[i], sizeof(*c));

@@ -21,7 +21,7 @@
  */
 
 #define SANDTRACE_ARENA_MAGIC UINT64_C(0x616e657261545453) /* "STTarena" little-endian */
-#define SANDTRACE_ARENA_VERSION 4u
+#define SANDTRACE_ARENA_VERSION 5u
 #define SANDTRACE_ARENA_NAME_MAX 64
 /* Default size: 256 MiB of address space, touched only as used. */
 #define SANDTRACE_ARENA_DEFAULT_SIZE (UINT64_C(256) << 20)
@@ -61,8 +61,10 @@ struct sandtrace_arena_header {
 						       keeps the arena) */
 	_Atomic uint64_t counters[SANDTRACE_CTR_MAX]; /* 64..127 */
 	/* the record log (log.h): a table of per-writer chunks */
-	_Atomic uint64_t log_table;           /* 128: offset of uint64_t[log_cap] chunk offsets */
-	uint32_t log_cap;                     /* 136: slots in the table */
+	_Atomic uint64_t log_table;           /* 128: offset of the table's directory:
+						       uint64_t[log_cap / SANDTRACE_LOG_BLOCK] offsets
+						       of blocks of chunk offsets (log.h) */
+	uint32_t log_cap;                     /* 136: chunk slots in the table (whole blocks) */
 	_Atomic uint32_t ns_epoch;            /* 140: bumped by every per-directory generation
 						       bump (the shim's per-thread memo of warm
 						       accesses is kept with fs_gen + generation +
@@ -75,13 +77,20 @@ struct sandtrace_arena_header {
 	_Atomic uint64_t fs_gen_slots;        /* 168: offset of uint32_t[SANDTRACE_FS_GEN_SLOTS]:
 						       per-directory generations (0 = none yet) */
 	/* areas (arenas of SANDTRACE_ARENA_AREAS_MIN bytes or more; 0 = none):
-	 * Ctrie keys (SNodes) in [size/2, 3*size/4), log chunks in
-	 * [3*size/4, size), everything else below size/2.  Keeping the keys
-	 * apart from the copied-and-dropped CNodes and from the log makes the
-	 * pages a cache hit reads few and dense: each page a process first
-	 * touches costs it a fault. */
-	_Atomic uint64_t bump_keys;           /* 176: next free offset in the keys area */
-	_Atomic uint64_t bump_log;            /* 184: next free offset in the log area */
+	 * each area allocates from a segment of its own (SANDTRACE_ARENA_SEGMENT
+	 * bytes, taken from bump when the last one is full), so that the
+	 * Ctrie's keys (SNodes) are not mixed with the copied-and-dropped
+	 * CNodes or with the log: the pages a cache hit reads stay few and
+	 * dense (each page a process first touches costs it a fault).  The
+	 * segments of the three areas interleave in the order they are needed,
+	 * so that a small run's arena is one 2 MiB span (one page-table page per
+	 * process, SANDTRACE_ARENA_SPAN) and a large one's early, most-read
+	 * data sits in the first spans.  Each word is the area's next free
+	 * offset inside its current segment; 0 = no segment yet. */
+	_Atomic uint64_t bump_keys;           /* 176: the keys area (Ctrie SNodes) */
+	_Atomic uint64_t bump_log;            /* 184: the log area (record-log chunks, their table) */
+	_Atomic uint64_t bump_main;           /* 192: everything else (tables, INodes, CNodes, LNodes) */
+	uint64_t reserved[7];                 /* 200..255: zero */
 };
 _Static_assert(offsetof(struct sandtrace_arena_header, bump) == 24, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, root) == 40, "layout");
@@ -89,7 +98,8 @@ _Static_assert(offsetof(struct sandtrace_arena_header, run_flags) == 56, "layout
 _Static_assert(offsetof(struct sandtrace_arena_header, counters) == 64, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, log_table) == 128, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, log_nchunks) == 144, "layout");
-_Static_assert(sizeof(struct sandtrace_arena_header) == 192, "header is three cache lines");
+_Static_assert(offsetof(struct sandtrace_arena_header, bump_main) == 192, "layout");
+_Static_assert(sizeof(struct sandtrace_arena_header) == 256, "header is four cache lines");
 
 /* A process's view of an arena: caller-owned storage, no allocation. */
 struct sandtrace_arena {
@@ -139,6 +149,9 @@ uint64_t sandtrace_arena_alloc(struct sandtrace_arena *a, uint64_t size);
 
 /* Arenas at least this large (bytes) are split into areas (see the header). */
 #define SANDTRACE_ARENA_AREAS_MIN (UINT64_C(16) << 20)
+/* An area's unit of growth (bytes, a power of two).  Requests larger than a
+ * quarter of it are served whole segments of their own from bump. */
+#define SANDTRACE_ARENA_SEGMENT (UINT64_C(128) << 10)
 enum sandtrace_arena_area {
 	SANDTRACE_AREA_MAIN = 0, /* header-adjacent: tables, INodes, CNodes, LNodes */
 	SANDTRACE_AREA_KEYS = 1, /* Ctrie SNodes */
@@ -146,9 +159,13 @@ enum sandtrace_arena_area {
 };
 
 /*
- * sandtrace_arena_alloc_in - as sandtrace_arena_alloc, from the given area;
- * a full (or absent) area falls back to the main one.  Same thread-safety,
- * zeroing and linearization point (the CAS on that area's bump).
+ * sandtrace_arena_alloc_in - as sandtrace_arena_alloc, from the given
+ * area's current segment, or a new segment when it is full (a small arena
+ * has no areas: everything comes from bump).  0 when no segment is left.
+ * Same thread-safety and zeroing; linearization point: the CAS on the
+ * area's word that hands out the bytes.  Processes racing for a new
+ * segment each take one and one wins; the others' segments stay unused
+ * (at most one per racer per segment change).
  */
 uint64_t sandtrace_arena_alloc_in(struct sandtrace_arena *a, enum sandtrace_arena_area area,
 				  uint64_t size);

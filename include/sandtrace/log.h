@@ -3,6 +3,7 @@
 #define SANDTRACE_LOG_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/uio.h>
 
@@ -17,8 +18,14 @@
  * The daemon drains the log periodically and at the end of the run, and
  * dispatches each entry exactly like the socket message it stands for.
  *
- * Layout: the header's log_table holds log_cap chunk offsets; a writer
- * registers a chunk with a fetch-and-add on log_nchunks.  A chunk has one
+ * Layout: a writer registers a chunk with a fetch-and-add on log_nchunks,
+ * which hands it slot i of log_cap; the slots are in blocks of
+ * SANDTRACE_LOG_BLOCK (one page), made when first needed: the header's
+ * log_table is a directory of block offsets (0 = not made yet; the first
+ * writer of a block allocates it in the log area and installs it with a
+ * CAS, a loser uses the winner's).  So the table of a large arena costs a
+ * small run a few pages, not megabytes, and sits next to the chunks it
+ * names.  A chunk has one
  * writer (a thread of one process) and one reader (the daemon): the writer
  * writes an entry, then publishes it with a release store of `used`; the
  * reader loads `used` with acquire and reads up to it.  A writer that dies
@@ -50,9 +57,13 @@ _Static_assert(sizeof(struct sandtrace_log_entry) == 32, "entry header is 32 byt
  * few records and an EXIT). */
 #define SANDTRACE_LOG_CHUNK_FIRST (1024u - 16u)
 
+/* Chunk slots per block of the table (8 bytes each: one page). */
+#define SANDTRACE_LOG_BLOCK 512u
+
 /*
- * sandtrace_log_init - allocate the chunk table (cap slots) and publish it.
- * Daemon only, before any writer attaches.  0 or -ENOSPC.
+ * sandtrace_log_init - allocate the directory of a table of cap chunk slots
+ * (rounded up to whole blocks) and publish it.  Daemon only, before any
+ * writer attaches.  0 or -ENOSPC.
  */
 int sandtrace_log_init(struct sandtrace_arena *a, uint32_t cap);
 
@@ -61,9 +72,20 @@ int sandtrace_log_init(struct sandtrace_arena *a, uint32_t cap);
  * pid and register it.  Returns its offset, or 0 (no table, table full or
  * arena full).  Lock-free; async-signal-safe.  Linearization point: the
  * fetch-and-add on log_nchunks that hands out the slot; the slot's offset
- * is then stored with release, so a reader that sees it sees the header.
+ * is then stored with release, so a reader that sees it sees the header
+ * (the slot's block, when this writer made it, is installed with a release
+ * CAS first).
  */
 uint64_t sandtrace_log_chunk_new(struct sandtrace_arena *a, uint32_t cap, int32_t pid);
+
+/*
+ * sandtrace_log_slot - slot i of the chunk table, or NULL when i is past
+ * log_cap, the table is absent or damaged, or its block is not made yet
+ * (make false) or cannot be (make true: the arena is full).  make true
+ * makes a missing block (lock-free, see above; async-signal-safe).  The
+ * reader passes false: a block not made yet holds no published chunk.
+ */
+_Atomic uint64_t *sandtrace_log_slot(const struct sandtrace_arena *a, uint64_t i, bool make);
 
 /*
  * sandtrace_log_append - append one entry (frame of type/flags + the parts

@@ -292,32 +292,73 @@ END_TEST
 
 /* Large arenas keep keys and log chunks in areas of their own; a full area
  * falls back to the main one, and used() counts every area. */
+static int by_off(const void *x, const void *y)
+{
+	const uint64_t *p = x, *q = y;
+	return p[0] < q[0] ? -1 : p[0] > q[0];
+}
+
+/* Areas grow by segments that interleave from the header on: the first
+ * allocation of each area lands in the first span; an area's next bytes
+ * follow its last ones until its segment is full; a large request gets
+ * whole segments of its own; a damaged area word is replaced by a fresh
+ * segment; at exhaustion every area says full, and nothing handed out
+ * overlapped. */
 START_TEST(alloc_areas)
 {
+	const uint64_t seg = SANDTRACE_ARENA_SEGMENT;
 	uint64_t size = SANDTRACE_ARENA_AREAS_MIN;
 	make_arena(size);
 	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&g_a);
 	uint64_t m = sandtrace_arena_alloc(&g_a, 100);
 	uint64_t k = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 100);
 	uint64_t l = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_LOG, 100);
-	ck_assert_uint_ge(m, sizeof(*h));
-	ck_assert_uint_lt(m + 100, size / 2);
-	ck_assert_uint_eq(k, size / 2);
-	ck_assert_uint_eq(l, size / 4 * 3);
-	ck_assert_uint_eq(sandtrace_arena_used(&g_a), atomic_load(&h->bump) + 2 * 112);
-	/* fill the keys area: the next key comes from the main area */
-	uint64_t left = size / 4 * 3 - atomic_load(&h->bump_keys);
-	ck_assert_uint_ne(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, left), 0);
-	uint64_t k2 = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 100);
-	ck_assert_uint_ne(k2, 0);
-	ck_assert_uint_lt(k2, size / 2);
-	/* the main area ends where the keys begin */
-	uint64_t mleft = size / 2 - atomic_load(&h->bump);
-	ck_assert_uint_ne(sandtrace_arena_alloc(&g_a, mleft), 0);
-	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, 16), 0);
-	ck_assert_uint_eq(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 16), 0);
-	/* the log area still has room */
-	ck_assert_uint_ne(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_LOG, 16), 0);
+	ck_assert_uint_eq(m, sizeof(*h)); /* the header's segment is main's first */
+	ck_assert_uint_eq(k, seg);
+	ck_assert_uint_eq(l, 2 * seg);
+	ck_assert_uint_lt(l, SANDTRACE_ARENA_SPAN);
+	ck_assert_uint_eq(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 16), k + 112);
+	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, 16), m + 112);
+	ck_assert_uint_eq(sandtrace_arena_used(&g_a), sizeof(*h) + 3 * 112 + 2 * 16);
+	/* more than a quarter segment: a segment of its own */
+	uint64_t big = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, seg / 4 + 1);
+	ck_assert_uint_eq(big, 3 * seg);
+	/* fill the keys segment: the next key starts a new one */
+	for (uint64_t w; (w = atomic_load(&h->bump_keys)) < 2 * seg;) {
+		uint64_t piece = 2 * seg - w < seg / 4 ? 2 * seg - w : seg / 4;
+		ck_assert_uint_eq(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, piece), w);
+	}
+	ck_assert_uint_eq(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 16), 4 * seg);
+	/* a damaged word (not 16-byte aligned) is dropped for a fresh segment */
+	atomic_store(&h->bump_log, 2 * seg + 5);
+	ck_assert_uint_eq(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_LOG, 16), 5 * seg);
+	/* exhaustion: round robin over the areas and sizes until all refuse */
+	static uint64_t got[4096][2];
+	size_t n = 0;
+	for (unsigned i = 0, refused = 0; refused < 3; i++) {
+		/* after the first refusal only the smallest requests: the
+		 * loop ends when no area has 16 bytes left */
+		uint64_t want = refused || atomic_load(&h->counters[SANDTRACE_CTR_FULL]) ? 16
+				: (i % 7 == 0)					     ? seg + 16
+										     : 16 + (i % 5) * 1000;
+		uint64_t off = sandtrace_arena_alloc_in(&g_a, (enum sandtrace_arena_area)(i % 3), want);
+		refused = off ? 0 : refused + 1;
+		if (off && n < 4096) {
+			got[n][0] = off;
+			got[n][1] = want;
+			n++;
+		}
+		ck_assert(off == 0 || off + want <= size);
+	}
+	ck_assert_uint_gt(n, 100);
+	qsort(got, n, sizeof(got[0]), by_off);
+	for (size_t i = 1; i < n; i++)
+		ck_assert_uint_ge(got[i][0], got[i - 1][0] + got[i - 1][1]);
+	ck_assert_uint_eq(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_MAIN, 16) |
+			      sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 16) |
+			      sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_LOG, 16),
+			  0);
+	ck_assert_uint_gt(atomic_load(&h->counters[SANDTRACE_CTR_FULL]), 0);
 	ck_assert(sandtrace_arena_valid(&g_a));
 }
 END_TEST

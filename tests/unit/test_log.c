@@ -84,10 +84,12 @@ START_TEST(chunk_full_and_table_full)
 	big[sizeof(big) - 1] = 0;
 	ck_assert_int_eq(put(c, 1, big), -ENOSPC); /* does not fit: nothing written */
 	ck_assert_int_eq(put(c, 1, "ok"), 0);
-	/* 63 more slots, then the table is full */
-	for (int i = 1; i < 64; i++)
-		ck_assert_uint_ne(sandtrace_log_chunk_new(&A, 64, 1), 0);
-	ck_assert_uint_eq(sandtrace_log_chunk_new(&A, 64, 1), 0);
+	/* 64 asked for, a whole block given; then the table is full */
+	uint32_t cap = sandtrace_arena_hdr(&A)->log_cap;
+	ck_assert_uint_eq(cap, SANDTRACE_LOG_BLOCK);
+	for (uint32_t i = 1; i < cap; i++)
+		ck_assert_uint_ne(sandtrace_log_chunk_new(&A, 16, 1), 0);
+	ck_assert_uint_eq(sandtrace_log_chunk_new(&A, 16, 1), 0);
 	struct sandtrace_log_reader r = {0};
 	struct got g = {0};
 	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 1);
@@ -121,6 +123,48 @@ START_TEST(hostile_chunk_skipped)
 	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 0);
 	ck_assert_uint_eq(r.bad, 2);
 	sandtrace_log_reader_free(&r);
+}
+END_TEST
+
+/* The table's blocks are made when first needed, in an arena with areas;
+ * a writer that took a slot and died before making its block (or storing
+ * its chunk) holds up no one: a later writer makes the block, and the
+ * reader delivers every published chunk around the hole. */
+START_TEST(table_blocks_on_demand)
+{
+	struct sandtrace_arena b;
+	char bname[SANDTRACE_ARENA_NAME_MAX];
+	ck_assert_int_eq(sandtrace_arena_create(&b, SANDTRACE_ARENA_AREAS_MIN, 0, bname), 0);
+	ck_assert_int_eq(sandtrace_log_init(&b, 4 * SANDTRACE_LOG_BLOCK), 0);
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&b);
+	ck_assert_uint_eq(h->log_cap, 4 * SANDTRACE_LOG_BLOCK);
+	for (uint64_t i = 0; i < h->log_cap; i += SANDTRACE_LOG_BLOCK)
+		ck_assert_ptr_null(sandtrace_log_slot(&b, i, false));
+	uint64_t c0 = sandtrace_log_chunk_new(&b, 64, 7);
+	ck_assert_uint_ne(c0, 0);
+	ck_assert_ptr_nonnull(sandtrace_log_slot(&b, SANDTRACE_LOG_BLOCK - 1, false));
+	ck_assert_ptr_null(sandtrace_log_slot(&b, SANDTRACE_LOG_BLOCK, false));
+	ck_assert_ptr_null(sandtrace_log_slot(&b, h->log_cap, true)); /* past the table */
+	/* slots 1 .. BLOCK + 9 handed out to writers that never came back */
+	atomic_fetch_add(&h->log_nchunks, SANDTRACE_LOG_BLOCK + 9);
+	uint64_t c1 = sandtrace_log_chunk_new(&b, 64, 8);
+	ck_assert_uint_ne(c1, 0);
+	_Atomic uint64_t *s1 = sandtrace_log_slot(&b, SANDTRACE_LOG_BLOCK + 10, false);
+	ck_assert_ptr_nonnull(s1);
+	ck_assert_uint_eq(atomic_load(s1), c1);
+	struct iovec iov0 = {"zero", 4}, iov1 = {"one", 3};
+	ck_assert_int_eq(sandtrace_log_append(&b, c0, 7, 0, SANDTRACE_MSG_EXIT, 0, &iov0, 1), 0);
+	ck_assert_int_eq(sandtrace_log_append(&b, c1, 8, 0, SANDTRACE_MSG_EXIT, 0, &iov1, 1), 0);
+	struct sandtrace_log_reader r = {0};
+	struct got g = {0};
+	long n = sandtrace_log_drain(&b, &r, collect, &g);
+	sandtrace_log_reader_free(&r);
+	sandtrace_arena_detach(&b);
+	sandtrace_arena_unlink(bname);
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(g.text[0], "zero");
+	ck_assert_str_eq(g.text[1], "one");
+	ck_assert_int_eq(g.pid[1], 8);
 }
 END_TEST
 
@@ -158,6 +202,7 @@ Suite *suite_log(void)
 	tcase_add_test(tc, order_across_chunks);
 	tcase_add_test(tc, chunk_full_and_table_full);
 	tcase_add_test(tc, hostile_chunk_skipped);
+	tcase_add_test(tc, table_blocks_on_demand);
 	tcase_add_test(tc, child_process_writes);
 	suite_add_tcase(s, tc);
 	return s;
