@@ -660,10 +660,27 @@ static int lookup_both(struct st_acc *a, unsigned cls, uint32_t *v)
 	return 0;
 }
 
-/* (path, nofollow) -> an odd 64-bit tag (0 is "empty"). */
+/* (path, nofollow) -> an odd 64-bit tag (0 is "empty").  It picks the
+ * entry and rejects most other paths in one compare; equality is always
+ * settled by comparing the bytes, so the hash reads only what tells a
+ * build's paths apart cheaply: the length and the last sixteen bytes (a
+ * file name and the end of its directory), or the whole of a shorter path. */
 static inline uint64_t memo_hash(const char *p, size_t n, bool nofollow)
 {
-	return st__hash_bytes(p, n, (uint64_t)nofollow << 40) | 1;
+	uint64_t a = 0, b = 0;
+	if (n >= 16) {
+		memcpy(&a, p + n - 8, 8);
+		memcpy(&b, p + n - 16, 8);
+	} else if (n >= 8) {
+		memcpy(&a, p + n - 8, 8);
+		memcpy(&b, p, 8);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			a = a << 8 | (unsigned char)p[i];
+	}
+	uint64_t h = (a ^ (b << 29 | b >> 35) ^ n ^ (uint64_t)nofollow << 40) *
+		     UINT64_C(0xff51afd7ed558ccd);
+	return (h ^ h >> 32) | 1;
 }
 
 /*
@@ -694,7 +711,8 @@ static bool memo_probe(struct st_acc *a, unsigned cls)
 		t->memo_probes = t->memo_hits = 0;
 	}
 	if (t->memo_probes == ST_MEMO_TRIAL) { /* the trial is over: keep it if it paid */
-		if (t->memo_hits * ST_MEMO_MIN_RATIO < ST_MEMO_TRIAL) {
+		t->memo_fast = t->memo_hits * ST_MEMO_MIN_RATIO >= ST_MEMO_TRIAL;
+		if (!t->memo_fast) {
 			t->memo_off = true;
 			t->memo_calls = 0;
 			return false;
@@ -715,6 +733,56 @@ static bool memo_probe(struct st_acc *a, unsigned cls)
 	if (hit && t->memo_probes < ST_MEMO_TRIAL)
 		t->memo_hits++;
 	return hit;
+}
+
+bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofollow)
+{
+	struct st_tls *t = st__tls_bufs;
+	/* memo_fast: memo_probe, which runs only where the memo may (an
+	 * initialised, active shim with an arena, none of record-all,
+	 * identity, verify), found the trial over and paying */
+	if (!t || !t->memo_fast || st__depth || st__level || !path || path[0] != '/' ||
+	    (kind != SANDTRACE_KIND_READ && kind != SANDTRACE_KIND_QUERY))
+		return false;
+	st__level = 1; /* before the memo is read: see shim.h */
+	size_t n = strnlen(path, ST_MEMO_KEY + 1);
+	if (n <= ST_MEMO_KEY) {
+		uint64_t tag = memo_hash(path, n, nofollow);
+		struct st_memo_ent *e = &t->memo[(tag >> 1) % ST_MEMO_WAYS];
+		uint64_t epoch = memo_epoch();
+		if (e->tag == tag && e->epoch == epoch && e->len == n &&
+		    (e->allow & sandtrace_kind_class(kind)) && memcmp(e->key, path, n) == 0) {
+			*f = (struct st_fast){e, tag, epoch, path, kind, nofollow};
+			return true;
+		}
+	}
+	st__level = 0;
+	return false;
+}
+
+void st__fast_post(struct st_fast *f, int err)
+{
+	unsigned kind = err == ENOENT ? SANDTRACE_KIND_MISSING : f->kind;
+	/* the entry is as st__fast_pre saw it: the real call's nested calls
+	 * and signal handlers ran at level 2, which leaves the memo alone */
+	if (f->e->kinds & (1u << kind)) {
+		ST_COUNT(st__g.calls);
+		ST_COUNT(st__g.hits);
+		st__level = 0;
+		return;
+	}
+	/* an outcome not seen yet: recorded as st__post does after a memo
+	 * hit (the key is built now) */
+	st__depth++;
+	struct st_acc *a = &st__tls_bufs->acc[0];
+	st__acc_init(a, AT_FDCWD, f->path, f->kind, f->nofollow);
+	a->memo = f->e;
+	a->memo_tag = f->tag;
+	a->memo_epoch = f->epoch;
+	a->memo_hit = true;
+	st__post(a, err);
+	st__depth--;
+	st__level = 0;
 }
 
 /* Is a->memo (still) the entry of a->path in the epoch st__pre probed in? */

@@ -25,7 +25,7 @@ static char env_store[108 + SANDTRACE_ARENA_NAME_MAX + 2 * PATH_MAX + 4];
 ST_HOT static size_t env_used;
 __thread int st__depth;
 __thread int st__level;
-static __thread struct st_tls *tls_bufs;
+__thread struct st_tls *st__tls_bufs; /* shim.h */
 ST_HOT static pthread_key_t tls_key;
 ST_HOT static _Atomic int tls_key_state; /* 0 none, 1 being created, 2 created */
 
@@ -40,8 +40,8 @@ static void tls_free(void *p)
 	/* another thread-exit destructor may still make a checked call: it
 	 * must map fresh buffers (freed on the next destructor round), not
 	 * use these */
-	if (tls_bufs == p)
-		tls_bufs = NULL;
+	if (st__tls_bufs == p)
+		st__tls_bufs = NULL;
 	if (p != &first_tls) /* first_tls is not handed out again */
 		munmap(p, sizeof(struct st_tls));
 }
@@ -55,8 +55,8 @@ static void tls_key_init(void)
 
 struct st_tls *st__tls(void)
 {
-	if (tls_bufs)
-		return tls_bufs;
+	if (st__tls_bufs)
+		return st__tls_bufs;
 	void *m;
 	int taken = 0;
 	if (atomic_compare_exchange_strong_explicit(&first_tls_taken, &taken, 1,
@@ -83,7 +83,7 @@ struct st_tls *st__tls(void)
 		}
 	}
 	pthread_setspecific(tls_key, m);
-	tls_bufs = m;
+	st__tls_bufs = m;
 	return m;
 }
 

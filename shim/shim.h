@@ -354,6 +354,7 @@ struct st_tls {
 	unsigned memo_probes;    /* memo probes, and how many hit (saturate after the trial) */
 	unsigned memo_hits;
 	bool memo_off;           /* the trial found it not worth its page */
+	bool memo_fast;          /* the trial is over and paid: st__fast_pre may use it */
 	struct st_acc acc[2 * ST_MAX_LEVEL];
 	char scratch[ST_PATH_BUF];
 	_Alignas(128) struct st_memo_ent memo[ST_MEMO_WAYS]; /* past scratch: pages no call touches until the memo is used */
@@ -361,6 +362,31 @@ struct st_tls {
 /* st__tls - this thread's buffers, or NULL when they cannot be mapped (the
  * call then passes through unchecked). */
 struct st_tls *st__tls(void);
+/* the thread's buffers if it has any yet (st__tls makes them), else NULL */
+extern __thread struct st_tls *st__tls_bufs;
+
+/*
+ * The memo's fast path (wrap.h ONE_PATH): a read or query of an absolute
+ * path that this thread's memo of warm accesses (check.c) says is allowed
+ * and already recorded, in the current arena epoch, costs a probe of that
+ * memo and nothing else: no access slot, no key, no Ctrie lookup.
+ * st__fast_pre answers whether the call may take it (then the caller makes
+ * the real call and hands its errno, or 0, to st__fast_post, which records
+ * an outcome the memo has not seen through the ordinary path).  Same
+ * conditions as the memo itself (outermost call of the thread, the trial
+ * over and paying, no record-all, identity or verify mode), which
+ * st__fast_pre checks first; between the two the thread is at st__level 1,
+ * so a signal handler's calls never use the memo.  Preserve errno.
+ */
+struct st_fast {
+	struct st_memo_ent *e;
+	uint64_t tag, epoch;
+	const char *path;
+	unsigned kind;
+	bool nofollow;
+};
+bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofollow);
+void st__fast_post(struct st_fast *f, int err);
 #define st__tls_acc (st__tls()->acc + 2 * (st__level - 1))
 
 /* Context of one wrapper call: errno is saved at entry and the real call's

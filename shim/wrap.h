@@ -20,6 +20,16 @@
  */
 #define ONE_PATH(type, failv, failed, fdir, fpath, kind, nofollow, empty, call)                    \
 	do {                                                                                       \
+		struct st_fast f_;                                                                 \
+		if (((kind) == K_R || (kind) == K_Q) && st__fast_pre(&f_, (fpath), (kind), (nofollow))) { \
+			struct st_call c_ = {errno}; /* for failed, as below */                    \
+			(void)c_;                                                                  \
+			type r_ = (call);                                                          \
+			int after_ = errno;                                                        \
+			st__fast_post(&f_, (failed) ? after_ : 0);                                 \
+			errno = after_;                                                            \
+			return r_;                                                                 \
+		}                                                                                  \
 		struct st_call c_;                                                                 \
 		if (!st__enter(&c_))                                                               \
 			return call;                                                               \

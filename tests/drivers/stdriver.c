@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +24,12 @@
  *   tsd-stat PATH: a thread stats PATH, and a thread-specific-data destructor of its
  *     stats it again as the thread exits (after the shim's own destructor, which freed
  *     the thread's buffers, has run: the call must not use them)
- *   read-wait PATH TRIGGER: open and close PATH 200 times (warm: the thread's memo holds
- *     it), print "warm", wait (up to 20 s) until TRIGGER exists, then open PATH once more
- *     and print the result (what another process changed meanwhile must be seen); give
- *     TRIGGER relative: its polling then stays out of the memo (absolute paths only) */
+ *   read-wait PATH TRIGGER: open and close PATH 1,000 times (warm: the thread's memo holds
+ *     it, past its trial, so the wrappers' fast path answers), print "warm", wait (up to
+ *     20 s) until TRIGGER exists, then open PATH once more and print the result (what
+ *     another process changed meanwhile must be seen); give TRIGGER relative: its polling
+ *     then stays out of the memo (absolute paths only)
+ *   stat-wait PATH TRIGGER: the same with stat */
 static void report(int r)
 {
 	if (r >= 0) {
@@ -179,15 +182,18 @@ int main(int argc, char **argv)
 			    tsd_done
 			? 0
 			: (errno = EAGAIN, -1);
-	} else if (!strcmp(c, "read-wait") && q) {
-		for (int i = 0; i < 200; i++)
-			if ((r = open(p, O_RDONLY)) >= 0)
+	} else if ((!strcmp(c, "read-wait") || !strcmp(c, "stat-wait")) && q) {
+		bool rd = c[0] == 'r';
+		for (int i = 0; i < 1000; i++)
+			if (rd && (r = open(p, O_RDONLY)) >= 0)
 				close(r);
+			else if (!rd)
+				stat(p, &st);
 		puts("warm");
 		fflush(stdout);
 		for (int i = 0; i < 2000 && access(q, F_OK) != 0; i++)
 			usleep(10000);
-		r = open(p, O_RDONLY);
+		r = rd ? open(p, O_RDONLY) : stat(p, &st);
 	} else if (!strcmp(c, "sighandler-open")) {
 		/* a handler that opens a file, interrupting a loop of stats */
 		handler_path = p;

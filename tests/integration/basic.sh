@@ -135,6 +135,16 @@ mkdir -p m7/o; echo a > m7/f; echo b > m7/t2
   i=0; while ! grep -q warm m7/out && [ \$i -lt 400 ]; do sleep 0.05; i=\$((i+1)); done
   ln -s $W/m7/t2 m7/o/l; mv -T m7/o/l m7/f; touch m7/go; wait"
 check "warm name replaced by a link: the read after it recorded at the target" has R "$W/m7/t2" "$R12.7"
+# the wrappers' fast path (the memo, past its trial, answers before any access
+# slot is set up) meets an outcome it has not seen: a warm name another process
+# removes (no link involved: the arena epoch stays) is recorded as missing
+mkdir -p m7b; echo a > m7b/f
+"$ST" run --report "$R12.7b" -- sh -c "\"$DRV\" stat-wait $W/m7b/f m7b/go > m7b/out &
+  i=0; while ! grep -q warm m7b/out && [ \$i -lt 400 ]; do sleep 0.05; i=\$((i+1)); done
+  rm m7b/f; touch m7b/go; wait"
+check "warm stat, then the file removed by another process: the stat fails" grep -qx ENOENT m7b/out
+check "... and its missing outcome is recorded" has N "$W/m7b/f" "$R12.7b"
+check "... beside the query of when it was there" has Q "$W/m7b/f" "$R12.7b"
 # a link elsewhere pointing at a name that becomes a link: the read through it
 # is recorded where it went
 mkdir -p m8/x/y/A m8/B; echo p > m8/B/file; echo q > m8/t3; ln -s "$W/m8/B/file" m8/x/y/A/L1
