@@ -1,0 +1,166 @@
+/*
+ * tests/bench/spawnpair.c - what a traced process pays to start and end, paired within
+ * one run (scripts/bench-spawn).  Run under `sandtrace run`: it spawns ROUNDS rounds of
+ * /bin/true, each round one child per variant in rotating order, and times each child
+ * from vfork to the end of its wait:
+ *
+ *   bare      LD_PRELOAD=BARE_SO, no SANDTRACE_* variables (any preload's cost)
+ *   inactive  LD_PRELOAD of the shim, no SANDTRACE_* variables (the shim loaded, idle)
+ *   traced    the environment as this process got it (the shim, the run's socket, arena)
+ *   noarena   as traced without SANDTRACE_ARENA (every record a daemon message)
+ *   spawned   posix_spawn through the shim's wrapper, traced (the parent's side too:
+ *             the wrapper inspects the program and fixes the environment)
+ *   rawspawn  libc's own posix_spawn (looked up in libc, past the shim), traced
+ *             environment: spawned - rawspawn is the wrapper's own cost in the parent
+ *   barespawn libc's own posix_spawn, the bare preload's environment: spawned -
+ *             barespawn is the whole per-process cost of a spawn, parent and child,
+ *             with the same spawn mechanics on both sides
+ *
+ * The first four are exec'd with an inline system call, which no wrapper sees (the shim's
+ * execve and syscall() wrappers would put its variables back).  Prints, for each variant
+ * but bare, the median over the rounds of its time minus the bare child's of the same
+ * round, with the quartiles: rounds run close together, so a slow spell of the machine
+ * hits every variant of a round alike.  x86-64 Linux only (the inline execve).
+ *
+ * usage: spawnpair ROUNDS BARE_SO SHIM_SO
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		     const posix_spawnattr_t *, char *const[], char *const[]);
+
+#if !defined(__x86_64__)
+int main(void)
+{
+	fputs("spawnpair: x86-64 only\n", stderr);
+	return 2;
+}
+#else
+/* execve(2) by an inline system call: no interposed function sees it */
+static long raw_execve(const char *p, char *const a[], char *const e[])
+{
+	long r;
+	register long r10 __asm__("r10") = 0;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "0"(59L), "D"(p), "S"(a), "d"(e), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
+static double now_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+enum { BARE, INACTIVE, TRACED, NOARENA, SPAWNED, RAWSPAWN, BARESPAWN, NV };
+static const char *const names[NV] = {"bare", "inactive", "traced", "noarena", "spawned", "rawspawn", "barespawn"};
+
+/* environ less the variables drop() names, plus one LD_PRELOAD=so when so is set */
+static char **env_of(int v, const char *so)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **e = calloc(n + 2, sizeof(*e));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = environ[i];
+		bool sandtrace = strncmp(s, "SANDTRACE_", 10) == 0;
+		if ((v == BARE || v == INACTIVE) && (sandtrace || strncmp(s, "LD_PRELOAD=", 11) == 0))
+			continue;
+		if (v == NOARENA && strncmp(s, "SANDTRACE_ARENA=", 16) == 0)
+			continue;
+		e[k++] = environ[i];
+	}
+	if (so) {
+		char *p = malloc(strlen(so) + 12);
+		sprintf(p, "LD_PRELOAD=%s", so);
+		e[k++] = p;
+	}
+	return e;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 4 || atoi(argv[1]) < 1) {
+		fputs("usage: spawnpair ROUNDS BARE_SO SHIM_SO\n", stderr);
+		return 2;
+	}
+	int rounds = atoi(argv[1]);
+	if (!getenv("SANDTRACE_SOCKET")) {
+		fputs("spawnpair: run it under `sandtrace run`\n", stderr);
+		return 2;
+	}
+	char **env[NV] = {env_of(BARE, argv[2]), env_of(INACTIVE, argv[3]), env_of(TRACED, NULL),
+			  env_of(NOARENA, NULL), environ, environ, NULL};
+	env[BARESPAWN] = env[BARE];
+	/* libc's posix_spawn, not the shim's (which the program's own calls reach) */
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	spawn_fn *libc_spawn = libc ? (spawn_fn *)dlsym(libc, "posix_spawn") : NULL;
+	if (!libc_spawn) {
+		fputs("spawnpair: libc's posix_spawn not found\n", stderr);
+		return 2;
+	}
+	char *const av[] = {"/bin/true", NULL};
+	double *t[NV];
+	for (int v = 0; v < NV; v++)
+		t[v] = calloc((size_t)rounds, sizeof(double));
+	for (int i = 0; i < rounds; i++) {
+		for (int j = 0; j < NV; j++) {
+			int v = (i + j) % NV;
+			pid_t p;
+			double t0 = now_us();
+			if (v >= SPAWNED) {
+				if ((v == SPAWNED ? posix_spawn : libc_spawn)(&p, av[0], NULL, NULL, av,
+									       env[v]) != 0)
+					return 1;
+			} else if ((p = vfork()) == 0) {
+				raw_execve(av[0], av, env[v]);
+				_exit(127);
+			}
+			int st;
+			if (p < 0 || waitpid(p, &st, 0) != p || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+				fprintf(stderr, "spawnpair: %s child failed\n", names[v]);
+				return 1;
+			}
+			t[v][i] = now_us() - t0;
+		}
+	}
+	double *d = calloc((size_t)rounds, sizeof(double));
+	memcpy(d, t[BARE], (size_t)rounds * sizeof(double));
+	qsort(d, (size_t)rounds, sizeof(double), cmp_double);
+	printf("bare: median %.0f us per child (fork, exec, run, exit, wait)\n", d[rounds / 2]);
+	for (int v = INACTIVE; v < NV; v++) {
+		for (int i = 0; i < rounds; i++)
+			d[i] = t[v][i] - t[BARE][i];
+		qsort(d, (size_t)rounds, sizeof(double), cmp_double);
+		printf("%s - bare: median %+.0f us (quartiles %+.0f, %+.0f) over %d rounds\n", names[v],
+		       d[rounds / 2], d[rounds / 4], d[3 * rounds / 4], rounds);
+	}
+	for (int i = 0; i < rounds; i++)
+		d[i] = t[SPAWNED][i] - t[BARESPAWN][i];
+	qsort(d, (size_t)rounds, sizeof(double), cmp_double);
+	printf("spawned - barespawn: median %+.0f us (quartiles %+.0f, %+.0f) over %d rounds\n",
+	       d[rounds / 2], d[rounds / 4], d[3 * rounds / 4], rounds);
+	return 0;
+}
+#endif
