@@ -15,6 +15,10 @@
  *   barespawn libc's own posix_spawn, the bare preload's environment: spawned -
  *             barespawn is the whole per-process cost of a spawn, parent and child,
  *             with the same spawn mechanics on both sides
+ *   floor0    MAPTOUCH (tests/bench/maptouch.c) exiting at once, bare environment
+ *   floor     MAPTOUCH mapping this run's arena and reading 5 pages of its first span:
+ *             floor - floor0 is what attaching costs a process that runs no sandtrace
+ *             code (the page tables and faults of the map, on this machine)
  *
  * The first four are exec'd with an inline system call, which no wrapper sees (the shim's
  * execve and syscall() wrappers would put its variables back).  Prints, for each variant
@@ -22,7 +26,7 @@
  * round, with the quartiles: rounds run close together, so a slow spell of the machine
  * hits every variant of a round alike.  x86-64 Linux only (the inline execve).
  *
- * usage: spawnpair ROUNDS BARE_SO SHIM_SO
+ * usage: spawnpair ROUNDS BARE_SO SHIM_SO MAPTOUCH
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -71,8 +75,8 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-enum { BARE, INACTIVE, TRACED, NOARENA, SPAWNED, RAWSPAWN, BARESPAWN, NV };
-static const char *const names[NV] = {"bare", "inactive", "traced", "noarena", "spawned", "rawspawn", "barespawn"};
+enum { BARE, INACTIVE, TRACED, NOARENA, SPAWNED, RAWSPAWN, BARESPAWN, FLOOR0, FLOOR, NV };
+static const char *const names[NV] = {"bare", "inactive", "traced", "noarena", "spawned", "rawspawn", "barespawn", "floor0", "floor"};
 
 /* environ less the variables drop() names, plus one LD_PRELOAD=so when so is set */
 static char **env_of(int v, const char *so)
@@ -101,8 +105,8 @@ static char **env_of(int v, const char *so)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4 || atoi(argv[1]) < 1) {
-		fputs("usage: spawnpair ROUNDS BARE_SO SHIM_SO\n", stderr);
+	if (argc != 5 || atoi(argv[1]) < 1) {
+		fputs("usage: spawnpair ROUNDS BARE_SO SHIM_SO MAPTOUCH\n", stderr);
 		return 2;
 	}
 	int rounds = atoi(argv[1]);
@@ -112,7 +116,10 @@ int main(int argc, char **argv)
 	}
 	char **env[NV] = {env_of(BARE, argv[2]), env_of(INACTIVE, argv[3]), env_of(TRACED, NULL),
 			  env_of(NOARENA, NULL), environ, environ, NULL};
-	env[BARESPAWN] = env[BARE];
+	env[BARESPAWN] = env[FLOOR0] = env[FLOOR] = env[BARE];
+	const char *arena = getenv("SANDTRACE_ARENA");
+	char *const av0[] = {argv[4], "", "0", NULL};
+	char *const av5[] = {argv[4], (char *)(arena ? arena : ""), "5", NULL};
 	/* libc's posix_spawn, not the shim's (which the program's own calls reach) */
 	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
 	spawn_fn *libc_spawn = libc ? (spawn_fn *)dlsym(libc, "posix_spawn") : NULL;
@@ -134,7 +141,8 @@ int main(int argc, char **argv)
 									       env[v]) != 0)
 					return 1;
 			} else if ((p = vfork()) == 0) {
-				raw_execve(av[0], av, env[v]);
+				char *const *a = v == FLOOR0 ? av0 : v == FLOOR ? av5 : av;
+				raw_execve(a[0], a, env[v]);
 				_exit(127);
 			}
 			int st;
@@ -149,18 +157,22 @@ int main(int argc, char **argv)
 	memcpy(d, t[BARE], (size_t)rounds * sizeof(double));
 	qsort(d, (size_t)rounds, sizeof(double), cmp_double);
 	printf("bare: median %.0f us per child (fork, exec, run, exit, wait)\n", d[rounds / 2]);
-	for (int v = INACTIVE; v < NV; v++) {
+	for (int v = INACTIVE; v < FLOOR0; v++) {
 		for (int i = 0; i < rounds; i++)
 			d[i] = t[v][i] - t[BARE][i];
 		qsort(d, (size_t)rounds, sizeof(double), cmp_double);
 		printf("%s - bare: median %+.0f us (quartiles %+.0f, %+.0f) over %d rounds\n", names[v],
 		       d[rounds / 2], d[rounds / 4], d[3 * rounds / 4], rounds);
 	}
-	for (int i = 0; i < rounds; i++)
-		d[i] = t[SPAWNED][i] - t[BARESPAWN][i];
-	qsort(d, (size_t)rounds, sizeof(double), cmp_double);
-	printf("spawned - barespawn: median %+.0f us (quartiles %+.0f, %+.0f) over %d rounds\n",
-	       d[rounds / 2], d[rounds / 4], d[3 * rounds / 4], rounds);
+	static const int pairs[][2] = {{SPAWNED, BARESPAWN}, {FLOOR, FLOOR0}};
+	for (unsigned k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
+		for (int i = 0; i < rounds; i++)
+			d[i] = t[pairs[k][0]][i] - t[pairs[k][1]][i];
+		qsort(d, (size_t)rounds, sizeof(double), cmp_double);
+		printf("%s - %s: median %+.0f us (quartiles %+.0f, %+.0f) over %d rounds\n",
+		       names[pairs[k][0]], names[pairs[k][1]], d[rounds / 2], d[rounds / 4],
+		       d[3 * rounds / 4], rounds);
+	}
 	return 0;
 }
 #endif
