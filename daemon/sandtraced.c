@@ -1190,7 +1190,8 @@ static void finish_report(struct daemon *d)
 		    (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_ATTACHES]), "snodes",
 		    (json_int_t)cs.snodes, "max_depth", (json_int_t)cs.max_depth, "cache_slots",
 		    (json_int_t)cs.cache_slots, "log_chunks",
-		    (json_int_t)atomic_load(&h->log_nchunks), "log_entries",
+		    (json_int_t)(atomic_load(&h->log_nchunks) + atomic_load(&h->log_nsmall)),
+		    "log_entries",
 		    (json_int_t)d->logr.entries, "fs_generation", (json_int_t)atomic_load(&h->fs_gen));
 		st__report_emit(&d->report, o);
 		if (atomic_load(&h->counters[SANDTRACE_CTR_FULL]))

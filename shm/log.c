@@ -53,11 +53,71 @@ _Atomic uint64_t *sandtrace_log_slot(const struct sandtrace_arena *a, uint64_t i
 	return slots ? &slots[i % SANDTRACE_LOG_BLOCK] : NULL;
 }
 
+const struct sandtrace_log_chunk *sandtrace_log_small(const struct sandtrace_arena *a, uint64_t i,
+						      uint64_t *off)
+{
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
+	if (i >= (uint64_t)SANDTRACE_LOG_SMALL_SEGS * SANDTRACE_LOG_SMALL_PER_SEG)
+		return NULL;
+	/* acquire: the segment's zeroed bytes are seen by whoever sees its offset */
+	uint64_t seg = atomic_load_explicit(&h->log_small[i / SANDTRACE_LOG_SMALL_PER_SEG],
+					    memory_order_acquire);
+	uint64_t o = seg + (i % SANDTRACE_LOG_SMALL_PER_SEG) * SANDTRACE_LOG_SMALL_SIZE;
+	if (seg == 0 || o < seg || !sandtrace_arena_ptr(a, o, SANDTRACE_LOG_SMALL_SIZE))
+		return NULL;
+	*off = o;
+	return sandtrace_arena_ptr(a, o, SANDTRACE_LOG_SMALL_SIZE);
+}
+
+/* A small chunk (see log.h), or 0 when the segments are used up (the table
+ * takes the chunk) or the arena is full. */
+static uint64_t small_new(struct sandtrace_arena *a, int32_t pid)
+{
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
+	const uint64_t max = (uint64_t)SANDTRACE_LOG_SMALL_SEGS * SANDTRACE_LOG_SMALL_PER_SEG;
+	/* relaxed: a cheap early check, the fetch-and-add below decides */
+	if (atomic_load_explicit(&h->log_nsmall, memory_order_relaxed) >= max)
+		return 0;
+	/* relaxed: each index is handed out once; only the index matters */
+	uint64_t i = atomic_fetch_add_explicit(&h->log_nsmall, 1, memory_order_relaxed);
+	if (i >= max)
+		return 0;
+	_Atomic uint64_t *w = &h->log_small[i / SANDTRACE_LOG_SMALL_PER_SEG];
+	if (atomic_load_explicit(w, memory_order_acquire) == 0) {
+		uint64_t fresh = sandtrace_arena_alloc_in(
+		    a, SANDTRACE_AREA_LOG, (uint64_t)SANDTRACE_LOG_SMALL_PER_SEG * SANDTRACE_LOG_SMALL_SIZE);
+		uint64_t none = 0;
+		/* release on success: the zeroed segment is whole for its
+		 * readers; a loser's segment stays unused */
+		if (fresh == 0 && atomic_load_explicit(w, memory_order_acquire) == 0)
+			return 0; /* the arena is full: index i stays unpublished */
+		if (fresh != 0)
+			atomic_compare_exchange_strong_explicit(w, &none, fresh, memory_order_acq_rel,
+								memory_order_acquire);
+	}
+	uint64_t off;
+	struct sandtrace_log_chunk *c = (struct sandtrace_log_chunk *)sandtrace_log_small(a, i, &off);
+	if (!c)
+		return 0;
+	c->pid = pid;
+	/* release: the chunk's pid (and its zeroed rest) before the cap that
+	 * publishes it */
+	__atomic_store_n(&c->cap, SANDTRACE_LOG_CHUNK_FIRST, __ATOMIC_RELEASE);
+	return off;
+}
+
 uint64_t sandtrace_log_chunk_new(struct sandtrace_arena *a, uint32_t cap, int32_t pid)
 {
 	struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
 	if (atomic_load_explicit(&h->log_table, memory_order_acquire) == 0)
 		return 0;
+	/* small chunks in arenas with areas: a smaller one would spend an
+	 * eighth of itself or more on a segment */
+	if (cap == SANDTRACE_LOG_CHUNK_FIRST && a->size >= SANDTRACE_ARENA_AREAS_MIN) {
+		uint64_t off = small_new(a, pid);
+		if (off != 0)
+			return off;
+	}
 	/* relaxed: a cheap early check, the fetch-and-add below decides */
 	if (atomic_load_explicit(&h->log_nchunks, memory_order_relaxed) >= h->log_cap)
 		return 0;

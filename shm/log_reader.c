@@ -8,29 +8,33 @@
 /* This file allocates (the reader's state lives in the daemon's heap); the
  * shim never links it: it references none of its symbols. */
 
-static int grow(struct sandtrace_log_reader *r, uint64_t need)
+/* Make room for need chunks' state in (offs), read and done; *cap is their size. */
+static int grow_arrays(uint64_t **offs, uint32_t **read, uint8_t **done, uint64_t *cap,
+		       uint64_t need)
 {
-	if (need <= r->cap)
+	if (need <= *cap)
 		return 0;
-	uint64_t ncap = r->cap ? r->cap : 256;
+	uint64_t ncap = *cap ? *cap : 256;
 	while (ncap < need)
 		ncap *= 2;
-	uint64_t *o = realloc(r->offs, ncap * sizeof(*o));
-	if (!o)
-		return -ENOMEM;
-	r->offs = o;
-	uint32_t *rd = realloc(r->read, ncap * sizeof(*rd));
+	if (offs) {
+		uint64_t *o = realloc(*offs, ncap * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		*offs = o;
+		memset(o + *cap, 0, (ncap - *cap) * sizeof(*o));
+	}
+	uint32_t *rd = realloc(*read, ncap * sizeof(*rd));
 	if (!rd)
 		return -ENOMEM;
-	r->read = rd;
-	uint8_t *d = realloc(r->done, ncap);
+	*read = rd;
+	uint8_t *d = realloc(*done, ncap);
 	if (!d)
 		return -ENOMEM;
-	r->done = d;
-	memset(r->offs + r->cap, 0, (ncap - r->cap) * sizeof(*o));
-	memset(r->read + r->cap, 0, (ncap - r->cap) * sizeof(*rd));
-	memset(r->done + r->cap, 0, ncap - r->cap);
-	r->cap = ncap;
+	*done = d;
+	memset(rd + *cap, 0, (ncap - *cap) * sizeof(*rd));
+	memset(d + *cap, 0, ncap - *cap);
+	*cap = ncap;
 	return 0;
 }
 
@@ -59,6 +63,46 @@ static int batch_add(struct sandtrace_log_reader *r, uint64_t n, const struct sa
 	return 0;
 }
 
+/*
+ * Take the new entries of the chunk at off (published, cap bytes of data by
+ * its header) into the batch: *read is what was consumed before, *done is
+ * set once the chunk is sealed and read to its end or found malformed.
+ */
+static int drain_chunk(const struct sandtrace_arena *a, struct sandtrace_log_reader *r, uint64_t off,
+		       uint32_t *read, uint8_t *done, uint64_t *nb)
+{
+	struct sandtrace_log_chunk *c = sandtrace_arena_ptr(a, off, sizeof(*c));
+	uint64_t cap = c ? c->cap : 0;
+	if (!c || !sandtrace_arena_ptr(a, off, sizeof(*c) + cap)) {
+		*done = 1;
+		r->bad++;
+		return 0;
+	}
+	/* acquire (both): entries published before used / the seal */
+	uint32_t sealed = atomic_load_explicit(&c->sealed, memory_order_acquire);
+	uint32_t used = atomic_load_explicit(&c->used, memory_order_acquire);
+	if (used > cap)
+		used = (uint32_t)cap;
+	while (*read + sizeof(struct sandtrace_log_entry) <= used) {
+		const struct sandtrace_log_entry *e = (const void *)(c->data + *read);
+		if (e->size < sizeof(*e) || e->size > used - *read ||
+		    sandtrace_proto_check_frame(&e->frame) != 0 ||
+		    sizeof(*e) + (uint64_t)e->frame.len > e->size) {
+			r->bad++;
+			*read = used; /* skip the rest: untrusted */
+			sealed = 1;
+			break;
+		}
+		if (batch_add(r, *nb, e) < 0)
+			return -ENOMEM;
+		(*nb)++;
+		*read += e->size;
+	}
+	if (sealed && *read >= used)
+		*done = 1;
+	return 0;
+}
+
 long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
 			 sandtrace_log_fn fn, void *ctx)
 {
@@ -69,7 +113,7 @@ long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_r
 	uint64_t n = atomic_load_explicit(&h->log_nchunks, memory_order_relaxed);
 	if (n > tcap)
 		n = tcap;
-	if (grow(r, n) < 0)
+	if (grow_arrays(&r->offs, &r->read, &r->done, &r->cap, n) < 0)
 		return -ENOMEM;
 	uint64_t nb = 0;
 	for (uint64_t i = 0; i < n; i++) {
@@ -82,38 +126,34 @@ long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_r
 		}
 		if (r->offs[i] == 0)
 			continue; /* handed out, not yet published */
-		struct sandtrace_log_chunk *c = sandtrace_arena_ptr(a, r->offs[i], sizeof(*c));
-		uint64_t cap = c ? c->cap : 0;
-		if (!c || !sandtrace_arena_ptr(a, r->offs[i], sizeof(*c) + cap)) {
-			r->done[i] = 1;
+		if (drain_chunk(a, r, r->offs[i], &r->read[i], &r->done[i], &nb) < 0)
+			return -ENOMEM;
+	}
+	r->nseen = n;
+	/* the small chunks: their offsets follow from their index */
+	uint64_t ns = atomic_load_explicit(&h->log_nsmall, memory_order_relaxed);
+	const uint64_t smax = (uint64_t)SANDTRACE_LOG_SMALL_SEGS * SANDTRACE_LOG_SMALL_PER_SEG;
+	if (ns > smax)
+		ns = smax;
+	if (grow_arrays(NULL, &r->sread, &r->sdone, &r->scap, ns) < 0)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < ns; i++) {
+		uint64_t off;
+		const struct sandtrace_log_chunk *c;
+		if (r->sdone[i] || !(c = sandtrace_log_small(a, i, &off)))
+			continue; /* done, or its segment not made yet */
+		/* acquire: pairs with the writer's release of cap */
+		uint32_t cap = __atomic_load_n(&c->cap, __ATOMIC_ACQUIRE);
+		if (cap == 0)
+			continue; /* handed out, not yet published */
+		if (cap != SANDTRACE_LOG_CHUNK_FIRST) { /* not what a writer publishes */
+			r->sdone[i] = 1;
 			r->bad++;
 			continue;
 		}
-		/* acquire (both): entries published before used / the seal */
-		uint32_t sealed = atomic_load_explicit(&c->sealed, memory_order_acquire);
-		uint32_t used = atomic_load_explicit(&c->used, memory_order_acquire);
-		if (used > cap)
-			used = (uint32_t)cap;
-		while (r->read[i] + sizeof(struct sandtrace_log_entry) <= used) {
-			const struct sandtrace_log_entry *e =
-			    (const void *)(c->data + r->read[i]);
-			if (e->size < sizeof(*e) || e->size > used - r->read[i] ||
-			    sandtrace_proto_check_frame(&e->frame) != 0 ||
-			    sizeof(*e) + (uint64_t)e->frame.len > e->size) {
-				r->bad++;
-				r->read[i] = used; /* skip the rest: untrusted */
-				sealed = 1;
-				break;
-			}
-			if (batch_add(r, nb, e) < 0)
-				return -ENOMEM;
-			nb++;
-			r->read[i] += e->size;
-		}
-		if (sealed && r->read[i] >= used)
-			r->done[i] = 1;
+		if (drain_chunk(a, r, off, &r->sread[i], &r->sdone[i], &nb) < 0)
+			return -ENOMEM;
 	}
-	r->nseen = n;
 	/* entries stay where they are in the arena (never freed during the
 	 * run): deliver them in seq order */
 	struct pending *p = r->batch;
@@ -132,6 +172,8 @@ void sandtrace_log_reader_free(struct sandtrace_log_reader *r)
 	free(r->offs);
 	free(r->read);
 	free(r->done);
+	free(r->sread);
+	free(r->sdone);
 	free(r->batch);
 	memset(r, 0, sizeof(*r));
 }

@@ -33,6 +33,10 @@
 /* Per-directory generations (hashed): a symlink to a file changes only the
  * names in its own directory. */
 #define SANDTRACE_FS_GEN_SLOTS 4096u
+/* The record log's small chunks (log.h): segments named in the header, and
+ * chunks of 1 KiB in each (an arena segment, SANDTRACE_ARENA_SEGMENT, each). */
+#define SANDTRACE_LOG_SMALL_SEGS 100u
+#define SANDTRACE_LOG_SMALL_PER_SEG 128u
 
 /* Counters in the header (rare events only: hot-path counters stay per process). */
 enum sandtrace_arena_counter {
@@ -90,7 +94,14 @@ struct sandtrace_arena_header {
 	_Atomic uint64_t bump_keys;           /* 176: the keys area (Ctrie SNodes) */
 	_Atomic uint64_t bump_log;            /* 184: the log area (record-log chunks, their table) */
 	_Atomic uint64_t bump_main;           /* 192: everything else (tables, INodes, CNodes, LNodes) */
-	uint64_t reserved[7];                 /* 200..255: zero */
+	/* the record log's small chunks (log.h: a writer's first chunk), in
+	 * segments of SANDTRACE_LOG_SMALL_PER_SEG named here, in the header's
+	 * own page, which every process has touched by then: taking one costs
+	 * a process no page of a table */
+	_Atomic uint64_t log_nsmall;          /* 200: small chunks handed out (fetch-and-add) */
+	uint64_t reserved[2];                 /* 208..223: zero */
+	_Atomic uint64_t log_small[SANDTRACE_LOG_SMALL_SEGS]; /* 224..1023: segment offsets,
+							       0 = not made yet */
 };
 _Static_assert(offsetof(struct sandtrace_arena_header, bump) == 24, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, root) == 40, "layout");
@@ -99,7 +110,8 @@ _Static_assert(offsetof(struct sandtrace_arena_header, counters) == 64, "layout"
 _Static_assert(offsetof(struct sandtrace_arena_header, log_table) == 128, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, log_nchunks) == 144, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, bump_main) == 192, "layout");
-_Static_assert(sizeof(struct sandtrace_arena_header) == 256, "header is four cache lines");
+_Static_assert(offsetof(struct sandtrace_arena_header, log_small) == 224, "layout");
+_Static_assert(sizeof(struct sandtrace_arena_header) == 1024, "header is a quarter page");
 
 /* A process's view of an arena: caller-owned storage, no allocation. */
 struct sandtrace_arena {

@@ -25,7 +25,18 @@
  * writer of a block allocates it in the log area and installs it with a
  * CAS, a loser uses the winner's).  So the table of a large arena costs a
  * small run a few pages, not megabytes, and sits next to the chunks it
- * names.  A chunk has one
+ * names.
+ *
+ * Small chunks: a writer's first chunk (SANDTRACE_LOG_CHUNK_FIRST, 1 KiB with
+ * its header; most processes write nothing more) does not go through the
+ * table: small chunk i is the (i % SANDTRACE_LOG_SMALL_PER_SEG)-th of the
+ * segment the header's log_small[i / SANDTRACE_LOG_SMALL_PER_SEG] names, i
+ * handed out by a fetch-and-add on log_nsmall; the first writer of a
+ * segment makes it (installed with a CAS, as a table block), and a chunk is
+ * published by the release store of its cap (0 until then; the reader
+ * skips it).  A process so touches the header's page (which it has touched
+ * already) and its chunk's, not a directory and a block.  Past the last
+ * segment, first chunks go through the table.  A chunk has one
  * writer (a thread of one process) and one reader (the daemon): the writer
  * writes an entry, then publishes it with a release store of `used`; the
  * reader loads `used` with acquire and reads up to it.  A writer that dies
@@ -57,6 +68,20 @@ _Static_assert(sizeof(struct sandtrace_log_entry) == 32, "entry header is 32 byt
  * few records and an EXIT). */
 #define SANDTRACE_LOG_CHUNK_FIRST (1024u - 16u)
 
+/* A small chunk's size with its header. */
+#define SANDTRACE_LOG_SMALL_SIZE (SANDTRACE_LOG_CHUNK_FIRST + 16u)
+_Static_assert(SANDTRACE_LOG_SMALL_SIZE * SANDTRACE_LOG_SMALL_PER_SEG == SANDTRACE_ARENA_SEGMENT,
+	       "a segment of small chunks is an arena segment");
+
+/*
+ * sandtrace_log_small - small chunk i: its header (and *off its offset), or
+ * NULL when i is past the segments or its segment is not made yet or lies
+ * outside the map.  Its cap is 0 until the writer publishes it (read it with
+ * __atomic_load_n(..., __ATOMIC_ACQUIRE)).  Lock-free, async-signal-safe.
+ */
+const struct sandtrace_log_chunk *sandtrace_log_small(const struct sandtrace_arena *a, uint64_t i,
+						      uint64_t *off);
+
 /* Chunk slots per block of the table (8 bytes each: one page). */
 #define SANDTRACE_LOG_BLOCK 512u
 
@@ -69,8 +94,9 @@ int sandtrace_log_init(struct sandtrace_arena *a, uint32_t cap);
 
 /*
  * sandtrace_log_chunk_new - allocate a chunk of at least cap data bytes for
- * pid and register it.  Returns its offset, or 0 (no table, table full or
- * arena full).  Lock-free; async-signal-safe.  Linearization point: the
+ * pid and register it: a small chunk (cap == SANDTRACE_LOG_CHUNK_FIRST) in
+ * the small-chunk segments while they last, else in the table.  Returns its
+ * offset, or 0 (no table, table full or arena full).  Lock-free; async-signal-safe.  Linearization point: the
  * fetch-and-add on log_nchunks that hands out the slot; the slot's offset
  * is then stored with release, so a reader that sees it sees the header
  * (the slot's block, when this writer made it, is installed with a release
@@ -112,6 +138,9 @@ struct sandtrace_log_reader {
 	uint32_t *read;     /* bytes of each chunk consumed */
 	uint8_t *done;      /* sealed and fully read */
 	uint64_t cap;
+	uint32_t *sread;    /* the same for small chunks (their offsets are computed) */
+	uint8_t *sdone;
+	uint64_t scap;
 	uint64_t entries;   /* entries delivered */
 	uint64_t bad;       /* entries or chunks skipped as malformed */
 	void *batch;        /* scratch for sorting one drain */

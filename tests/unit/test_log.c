@@ -168,6 +168,59 @@ START_TEST(table_blocks_on_demand)
 }
 END_TEST
 
+/* A writer's first chunk (1 KiB) is a small chunk: the header names its
+ * segment, no table slot is used, and the reader finds it by its index:
+ * entries of small and table chunks come out in one order; an index handed
+ * out and never published is skipped, a small chunk whose cap was scribbled
+ * over is dropped as malformed, and once the segments are used up first
+ * chunks go through the table. */
+START_TEST(small_chunks)
+{
+	struct sandtrace_arena b;
+	char bname[SANDTRACE_ARENA_NAME_MAX];
+	ck_assert_int_eq(sandtrace_arena_create(&b, SANDTRACE_ARENA_AREAS_MIN, 0, bname), 0);
+	ck_assert_int_eq(sandtrace_log_init(&b, 4 * SANDTRACE_LOG_BLOCK), 0);
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&b);
+	uint64_t s0 = sandtrace_log_chunk_new(&b, SANDTRACE_LOG_CHUNK_FIRST, 1);
+	uint64_t s1 = sandtrace_log_chunk_new(&b, SANDTRACE_LOG_CHUNK_FIRST, 2);
+	ck_assert_uint_ne(s0, 0);
+	ck_assert_uint_eq(s1, s0 + SANDTRACE_LOG_SMALL_SIZE);
+	ck_assert_uint_eq(atomic_load(&h->log_small[0]), s0);
+	ck_assert_uint_eq(atomic_load(&h->log_nsmall), 2);
+	ck_assert_uint_eq(atomic_load(&h->log_nchunks), 0);
+	atomic_fetch_add(&h->log_nsmall, 1); /* index 2: a writer that never came back */
+	uint64_t s3 = sandtrace_log_chunk_new(&b, SANDTRACE_LOG_CHUNK_FIRST, 3);
+	ck_assert_uint_eq(s3, s0 + 3 * SANDTRACE_LOG_SMALL_SIZE);
+	uint64_t big = sandtrace_log_chunk_new(&b, SANDTRACE_LOG_CHUNK, 4);
+	ck_assert_uint_eq(atomic_load(&h->log_nchunks), 1);
+	uint64_t bad = sandtrace_log_chunk_new(&b, SANDTRACE_LOG_CHUNK_FIRST, 5);
+	struct iovec v[5] = {{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}};
+	uint64_t at[5] = {s0, big, s1, s3, bad};
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(sandtrace_log_append(&b, at[i], (int32_t)i + 1, 0, SANDTRACE_MSG_EXIT, 0,
+						      &v[i], 1), 0);
+	((struct sandtrace_log_chunk *)sandtrace_arena_ptr(&b, bad, 16))->cap = 1u << 30;
+	struct sandtrace_log_reader r = {0};
+	struct got g = {0};
+	long n = sandtrace_log_drain(&b, &r, collect, &g);
+	uint64_t nbad = r.bad;
+	/* the segments used up: the next first chunk takes a table slot */
+	atomic_store(&h->log_nsmall, (uint64_t)SANDTRACE_LOG_SMALL_SEGS * SANDTRACE_LOG_SMALL_PER_SEG);
+	uint64_t t = sandtrace_log_chunk_new(&b, SANDTRACE_LOG_CHUNK_FIRST, 6);
+	uint64_t nt = atomic_load(&h->log_nchunks);
+	sandtrace_log_reader_free(&r);
+	sandtrace_arena_detach(&b);
+	sandtrace_arena_unlink(bname);
+	ck_assert_int_eq(n, 4);
+	ck_assert_uint_eq(nbad, 1);
+	const char *want[4] = {"a", "b", "c", "d"};
+	for (int i = 0; i < 4; i++)
+		ck_assert_str_eq(g.text[i], want[i]);
+	ck_assert_uint_ne(t, 0);
+	ck_assert_uint_eq(nt, 2);
+}
+END_TEST
+
 START_TEST(child_process_writes)
 {
 	pid_t p = fork();
@@ -203,6 +256,7 @@ Suite *suite_log(void)
 	tcase_add_test(tc, chunk_full_and_table_full);
 	tcase_add_test(tc, hostile_chunk_skipped);
 	tcase_add_test(tc, table_blocks_on_demand);
+	tcase_add_test(tc, small_chunks);
 	tcase_add_test(tc, child_process_writes);
 	suite_add_tcase(s, tc);
 	return s;
