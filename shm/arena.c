@@ -297,7 +297,7 @@ static inline uint64_t st__segment_end(uint64_t w)
 }
 
 /*
- * need bytes (aligned, at most a quarter segment) from an area: a CAS on the
+ * need bytes (aligned, at most half a segment) from an area: a CAS on the
  * area's word while its segment has room, else a new segment from bump,
  * installed with a CAS that also takes the first need bytes of it.  A racer
  * that loses that CAS keeps its segment unused and retries on the winner's.
@@ -346,7 +346,7 @@ uint64_t sandtrace_arena_alloc_in(struct sandtrace_arena *a, enum sandtrace_aren
 	need = st__align_up(size);
 	if (!st__areas(a))
 		off = st__alloc_from(&h->bump, sizeof(*h), a->size, need);
-	else if (need <= SANDTRACE_ARENA_SEGMENT / 4)
+	else if (need <= SANDTRACE_ARENA_SEGMENT / 2)
 		off = st__alloc_area(a, st__area_word(h, area), need);
 	else /* whole segments of its own: bump stays on a segment boundary */
 		off = st__alloc_from(&h->bump, SANDTRACE_ARENA_SEGMENT, a->size,

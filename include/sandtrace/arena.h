@@ -161,8 +161,11 @@ uint64_t sandtrace_arena_alloc(struct sandtrace_arena *a, uint64_t size);
 
 /* Arenas at least this large (bytes) are split into areas (see the header). */
 #define SANDTRACE_ARENA_AREAS_MIN (UINT64_C(16) << 20)
-/* An area's unit of growth (bytes, a power of two).  Requests larger than a
- * quarter of it are served whole segments of their own from bump. */
+/* An area's unit of growth (bytes, a power of two).  Requests larger than
+ * half of it are served whole segments of their own from bump; a smaller one
+ * that does not fit in what its area's segment has left starts a new one
+ * (the Ctrie's first cache array, 32 KiB, so stays beside the header, in the
+ * window of pages the header's first read maps: shm/ctrie.c). */
 #define SANDTRACE_ARENA_SEGMENT (UINT64_C(128) << 10)
 enum sandtrace_arena_area {
 	SANDTRACE_AREA_MAIN = 0, /* header-adjacent: tables, INodes, CNodes, LNodes */

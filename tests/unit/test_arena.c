@@ -322,8 +322,8 @@ START_TEST(alloc_areas)
 	ck_assert_uint_eq(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 16), k + 112);
 	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, 16), m + 112);
 	ck_assert_uint_eq(sandtrace_arena_used(&g_a), sizeof(*h) + 3 * 112 + 2 * 16);
-	/* more than a quarter segment: a segment of its own */
-	uint64_t big = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, seg / 4 + 1);
+	/* more than half a segment: a segment of its own */
+	uint64_t big = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, seg / 2 + 1);
 	ck_assert_uint_eq(big, 3 * seg);
 	/* fill the keys segment: the next key starts a new one */
 	for (uint64_t w; (w = atomic_load(&h->bump_keys)) < 2 * seg;) {

@@ -117,6 +117,25 @@ END_TEST
 
 /* The cache array grows with the trie (4x once inserts reach its slots, up to
  * 2^18), and lookups stay right across every replacement. */
+/* In an arena with areas, a fresh trie's root and first cache array lie in
+ * the header's window (its first 64 KiB, which the first read of the header
+ * maps whole): a process's first lookups fault in no page of their own for
+ * them.  (An earlier layout served the 32 KiB array a segment of its own,
+ * one more page fault in every process.) */
+START_TEST(first_cache_beside_header)
+{
+	make_trie(SANDTRACE_ARENA_AREAS_MIN);
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&g_a);
+	uint64_t root = atomic_load(&h->root);
+	struct st__inode *in = (struct st__inode *)(g_a.base + root);
+	uint64_t w = atomic_load(&in->cache);
+	uint64_t off = (uint32_t)w, bytes = sizeof(uint64_t) << (w >> 32);
+	ck_assert_uint_ne(off, 0);
+	ck_assert_uint_lt(root + sizeof(*in), 64 << 10);
+	ck_assert_uint_le(off + bytes, 64 << 10);
+}
+END_TEST
+
 START_TEST(cache_grows)
 {
 	char k[128];
@@ -513,6 +532,7 @@ Suite *suite_ctrie(void)
 	tcase_add_test(tc, no_root);
 	tcase_add_test(tc, hash_is_pure);
 	tcase_add_test(tc, insert_lookup_100k);
+	tcase_add_test(tc, first_cache_beside_header);
 	tcase_add_test(tc, cache_grows);
 	tcase_add_test(tc, duplicates_keep_first_value);
 	tcase_add_test(tc, keys_differing_only_in_cls);
