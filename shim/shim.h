@@ -83,24 +83,8 @@ void *st__resolve(_Atomic(void *) *slot, const char *name);
  * no dlsym of the real one, no page of either to fault in when a process
  * starts.  Elsewhere it is libc's syscall().  Async-signal-safe.
  */
-#if defined(__x86_64__) && defined(__linux__)
-static inline long st__sys6(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
-{
-	long r;
-	register long r10 __asm__("r10") = a4;
-	register long r8 __asm__("r8") = a5;
-	register long r9 __asm__("r9") = a6;
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	if (r < 0 && r > -4096) {
-		errno = (int)-r;
-		return -1;
-	}
-	return r;
-}
-#else
+#include "rawsys.h"
+#if !ST_HAVE_RAW_SYSCALL
 #define st__sys6(nr, a1, a2, a3, a4, a5, a6) REAL(syscall)(nr, a1, a2, a3, a4, a5, a6)
 #endif
 #define ST__SYS_PAD(nr, a1, a2, a3, a4, a5, a6, ...)                                               \

@@ -16,20 +16,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#if defined(__x86_64__)
-static long sys6(long n, long a, long b, long c, long d, long e, long f)
-{
-	long r;
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "0"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return r;
-}
+#include "../../shim/rawsys.h"
 
+#if ST_HAVE_RAW_SYSCALL
 int main(int argc, char **argv)
 {
 	if (argc != 3 || !argv[1][0])
@@ -42,24 +31,24 @@ int main(int argc, char **argv)
 	int pages = 0;
 	for (const char *s = argv[2]; *s >= '0' && *s <= '9' && pages < 64; s++)
 		pages = pages * 10 + (*s - '0');
-	long fd = sys6(SYS_openat, -100, (long)path, 02 | 02000000 /* O_RDWR|O_CLOEXEC */, 0, 0, 0);
+	long fd = st__sys6(SYS_openat, -100, (long)path, 02 | 02000000 /* O_RDWR|O_CLOEXEC */, 0, 0, 0);
 	if (fd < 0)
 		return 1;
 	struct stat st;
-	if (sys6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0)
+	if (st__sys6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) != 0)
 		return 1;
 	const long span = 2L << 20, len = (st.st_size + 4095) & ~4095L;
-	long r = sys6(SYS_mmap, 0, len + span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		      -1, 0);
-	if (r < 0 && r > -4096)
+	long r = st__sys6(SYS_mmap, 0, len + span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			  -1, 0);
+	if (r == -1)
 		return 1;
 	long p = (r + span - 1) & ~(span - 1);
-	if (sys6(SYS_mmap, p, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != p)
+	if (st__sys6(SYS_mmap, p, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) != p)
 		return 1;
 	if (p > r)
-		sys6(SYS_munmap, r, p - r, 0, 0, 0, 0);
-	sys6(SYS_munmap, p + len, r + len + span - (p + len), 0, 0, 0, 0);
-	sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+		st__sys6(SYS_munmap, r, p - r, 0, 0, 0, 0);
+	st__sys6(SYS_munmap, p + len, r + len + span - (p + len), 0, 0, 0, 0);
+	st__sys6(SYS_close, fd, 0, 0, 0, 0, 0);
 	volatile char sum = 0;
 	for (int i = 0; i < pages && (long)i * 20480 < st.st_size; i++)
 		sum += ((volatile char *)p)[(long)i * 20480];

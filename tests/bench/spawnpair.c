@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,23 +44,19 @@ extern char **environ;
 typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *,
 		     const posix_spawnattr_t *, char *const[], char *const[]);
 
-#if !defined(__x86_64__)
+#include "../../shim/rawsys.h"
+
+#if !ST_HAVE_RAW_SYSCALL
 int main(void)
 {
-	fputs("spawnpair: x86-64 only\n", stderr);
+	fputs("spawnpair: x86-64 Linux only\n", stderr);
 	return 2;
 }
 #else
 /* execve(2) by an inline system call: no interposed function sees it */
 static long raw_execve(const char *p, char *const a[], char *const e[])
 {
-	long r;
-	register long r10 __asm__("r10") = 0;
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "0"(59L), "D"(p), "S"(a), "d"(e), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return r;
+	return st__sys6(SYS_execve, (long)p, (long)a, (long)e, 0, 0, 0);
 }
 
 static double now_us(void)

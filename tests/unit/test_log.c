@@ -126,6 +126,28 @@ START_TEST(hostile_chunk_skipped)
 }
 END_TEST
 
+/* An arena with areas and a log of four table blocks.  drain_and_drop
+ * drains it and removes it: the tests that use them take what they assert
+ * on first and assert last, so that a failure leaves no arena behind. */
+static struct sandtrace_arena_header *areas_log(struct sandtrace_arena *b, char *name)
+{
+	ck_assert_int_eq(sandtrace_arena_create(b, SANDTRACE_ARENA_AREAS_MIN, 0, name), 0);
+	ck_assert_int_eq(sandtrace_log_init(b, 4 * SANDTRACE_LOG_BLOCK), 0);
+	return sandtrace_arena_hdr(b);
+}
+
+static long drain_and_drop(struct sandtrace_arena *b, char *name, struct got *g, uint64_t *bad)
+{
+	struct sandtrace_log_reader r = {0};
+	long n = sandtrace_log_drain(b, &r, collect, g);
+	if (bad)
+		*bad = r.bad;
+	sandtrace_log_reader_free(&r);
+	sandtrace_arena_detach(b);
+	sandtrace_arena_unlink(name);
+	return n;
+}
+
 /* The table's blocks are made when first needed, in an arena with areas;
  * a writer that took a slot and died before making its block (or storing
  * its chunk) holds up no one: a later writer makes the block, and the
@@ -134,9 +156,7 @@ START_TEST(table_blocks_on_demand)
 {
 	struct sandtrace_arena b;
 	char bname[SANDTRACE_ARENA_NAME_MAX];
-	ck_assert_int_eq(sandtrace_arena_create(&b, SANDTRACE_ARENA_AREAS_MIN, 0, bname), 0);
-	ck_assert_int_eq(sandtrace_log_init(&b, 4 * SANDTRACE_LOG_BLOCK), 0);
-	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&b);
+	struct sandtrace_arena_header *h = areas_log(&b, bname);
 	ck_assert_uint_eq(h->log_cap, 4 * SANDTRACE_LOG_BLOCK);
 	for (uint64_t i = 0; i < h->log_cap; i += SANDTRACE_LOG_BLOCK)
 		ck_assert_ptr_null(sandtrace_log_slot(&b, i, false));
@@ -155,12 +175,8 @@ START_TEST(table_blocks_on_demand)
 	struct iovec iov0 = {"zero", 4}, iov1 = {"one", 3};
 	ck_assert_int_eq(sandtrace_log_append(&b, c0, 7, 0, SANDTRACE_MSG_EXIT, 0, &iov0, 1), 0);
 	ck_assert_int_eq(sandtrace_log_append(&b, c1, 8, 0, SANDTRACE_MSG_EXIT, 0, &iov1, 1), 0);
-	struct sandtrace_log_reader r = {0};
 	struct got g = {0};
-	long n = sandtrace_log_drain(&b, &r, collect, &g);
-	sandtrace_log_reader_free(&r);
-	sandtrace_arena_detach(&b);
-	sandtrace_arena_unlink(bname);
+	long n = drain_and_drop(&b, bname, &g, NULL);
 	ck_assert_int_eq(n, 2);
 	ck_assert_str_eq(g.text[0], "zero");
 	ck_assert_str_eq(g.text[1], "one");
@@ -178,9 +194,7 @@ START_TEST(small_chunks)
 {
 	struct sandtrace_arena b;
 	char bname[SANDTRACE_ARENA_NAME_MAX];
-	ck_assert_int_eq(sandtrace_arena_create(&b, SANDTRACE_ARENA_AREAS_MIN, 0, bname), 0);
-	ck_assert_int_eq(sandtrace_log_init(&b, 4 * SANDTRACE_LOG_BLOCK), 0);
-	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&b);
+	struct sandtrace_arena_header *h = areas_log(&b, bname);
 	uint64_t s0 = sandtrace_log_chunk_new(&b, SANDTRACE_LOG_CHUNK_FIRST, 1);
 	uint64_t s1 = sandtrace_log_chunk_new(&b, SANDTRACE_LOG_CHUNK_FIRST, 2);
 	ck_assert_uint_ne(s0, 0);
@@ -200,17 +214,13 @@ START_TEST(small_chunks)
 		ck_assert_int_eq(sandtrace_log_append(&b, at[i], (int32_t)i + 1, 0, SANDTRACE_MSG_EXIT, 0,
 						      &v[i], 1), 0);
 	((struct sandtrace_log_chunk *)sandtrace_arena_ptr(&b, bad, 16))->cap = 1u << 30;
-	struct sandtrace_log_reader r = {0};
-	struct got g = {0};
-	long n = sandtrace_log_drain(&b, &r, collect, &g);
-	uint64_t nbad = r.bad;
 	/* the segments used up: the next first chunk takes a table slot */
 	atomic_store(&h->log_nsmall, (uint64_t)SANDTRACE_LOG_SMALL_SEGS * SANDTRACE_LOG_SMALL_PER_SEG);
 	uint64_t t = sandtrace_log_chunk_new(&b, SANDTRACE_LOG_CHUNK_FIRST, 6);
 	uint64_t nt = atomic_load(&h->log_nchunks);
-	sandtrace_log_reader_free(&r);
-	sandtrace_arena_detach(&b);
-	sandtrace_arena_unlink(bname);
+	struct got g = {0};
+	uint64_t nbad;
+	long n = drain_and_drop(&b, bname, &g, &nbad);
 	ck_assert_int_eq(n, 4);
 	ck_assert_uint_eq(nbad, 1);
 	const char *want[4] = {"a", "b", "c", "d"};
