@@ -119,6 +119,7 @@ struct daemon {
 	struct sandtrace_log_reader logr; /* the record log in the arena (log.h) */
 	int64_t last_log_ns;
 	unsigned wakeups; /* busy wakeups of the event loop (check_parent) */
+	uint64_t log_seq_drained; /* the arena's log_seq when the log was last drained */
 	char arena_name[SANDTRACE_ARENA_NAME_MAX];
 	bool have_arena, arena_full_logged;
 	struct st__policy policy;
@@ -798,6 +799,35 @@ static void client_drop(struct daemon *d, struct client *c, const char *what, in
 	client_close(d, c, why);
 }
 
+static void drain_log(struct daemon *d, bool force);
+
+/* Is this socket frame a record (HELLO, EXIT, an ACCESS that asks for no
+ * answer), which the record log may have predecessors of? */
+static bool frame_is_record(const struct sandtrace_frame *f, const uint8_t *payload)
+{
+	struct sandtrace_access a;
+	if (f->type == SANDTRACE_MSG_HELLO || f->type == SANDTRACE_MSG_EXIT)
+		return true;
+	return f->type == SANDTRACE_MSG_ACCESS && f->len >= sizeof(a) &&
+	       (memcpy(&a, payload, sizeof(a)), (a.flags & SANDTRACE_AF_REPLY) == 0);
+}
+
+/* Drain the record log now if it may hold an entry not delivered yet: its
+ * global sequence moved since the last drain, or that drain delivered fewer
+ * entries than had been handed out before it (some were being written; a
+ * writer killed in the middle of one keeps this true, which costs drains,
+ * never order).  A record from the socket then follows every log entry its
+ * sender published before sending it. */
+static void drain_log_if_new(struct daemon *d)
+{
+	if (!d->have_arena)
+		return;
+	uint64_t seq = atomic_load_explicit(&sandtrace_arena_hdr(&d->arena)->log_seq,
+					    memory_order_acquire);
+	if (seq != d->log_seq_drained || d->logr.entries < d->log_seq_drained)
+		drain_log(d, true);
+}
+
 /* Dispatch every whole frame in the buffer; returns 0 or a negative errno (client to drop). */
 static int client_consume(struct daemon *d, struct client *c, const char **what)
 {
@@ -831,6 +861,14 @@ static int client_consume(struct daemon *d, struct client *c, const char **what)
 			return 0;
 		}
 		d->sum.daemon_messages++;
+		/* a record (not a request) may come by the socket while earlier
+		 * ones of the same process sit in the record log (its log filled,
+		 * or the image before its exec wrote there): what the log holds
+		 * was written before this message was sent, so take it first, or
+		 * an exec'd image's HELLO and EXIT would be dispatched before its
+		 * predecessor's and the records pinned on the wrong program */
+		if (frame_is_record(&f, c->buf + c->off + sizeof(f)))
+			drain_log_if_new(d);
 		rc = dispatch[f.type](d, c, &f, c->buf + c->off + sizeof(f));
 		if (rc < 0) {
 			*what = sandtrace_proto_msg_name(f.type);
@@ -993,6 +1031,10 @@ static void drain_log(struct daemon *d, bool force)
 	if (!force && now - d->last_log_ns < (int64_t)LOG_INTERVAL_MS * 1000000)
 		return;
 	d->last_log_ns = now;
+	/* the sequence before the drain: entries appended during it move it
+	 * again, and the next drain_log_if_new takes them */
+	d->log_seq_drained = atomic_load_explicit(&sandtrace_arena_hdr(&d->arena)->log_seq,
+						  memory_order_acquire);
 	long n = sandtrace_log_drain(&d->arena, &d->logr, on_log_entry, d);
 	if (n < 0)
 		internal_error(d, "draining the record log", (int)n);

@@ -59,6 +59,25 @@ R9=$W/full.jsonl
 n=$("$ST" report --list "$R9" | grep -c "^R	$W/many/f")
 check "full arena: all 150 reads recorded ($n)" test "$n" -eq 150
 check "full arena: said in the summary" sh -c "grep -q 'arena filled up' $R9"
+# ... and while it fills, one process's images keep their order: the image
+# before an exec logged its records in the arena, the exec'd one (the log
+# full) sends its HELLO and EXIT by the socket, which must not overtake them
+# (each pid: every record but its last is an image that exec'd, and the exit
+# status belongs to the last)
+R9b=$W/full-order.jsonl
+"$ST" run --arena-size 64K --report "$R9b" -- sh -c 'for i in 1 2 3 4 5; do ls /usr/bin >/dev/null; done
+  find /usr/include -type f | head -3000 | xargs cat >/dev/null' 2>/dev/null
+check "full arena: every process's images in order, the exit status on the last" python3 -c '
+import collections, json, sys
+d = collections.defaultdict(list)
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["type"] == "process":
+        d[r["pid"]].append(r)
+bad = [(p, [(x["exe"], x.get("execed", False)) for x in v]) for p, v in d.items()
+       if any(not x.get("execed") for x in v[:-1]) or v[-1].get("execed")]
+if bad:
+    sys.exit("out of order: %r" % bad)' "$R9b"
 # the cache follows symlinks that are repointed during the run
 R8=$W/repoint.jsonl
 echo a > ta; echo b > tb

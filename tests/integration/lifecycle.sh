@@ -147,4 +147,22 @@ unset LD_PRELOAD LD_AUDIT
 kill -TERM $dpid; wait $dpid
 check "reload: a path held warm is refused after a deny rule comes (got: $out)" \
 	test "$out" = "True False"
+# one process's records by two ways: the image before an exec wrote to the
+# record log, the next (its log full) sends HELLO and EXIT by the socket; the
+# daemon must not let the socket overtake the log (an exec'd image's records,
+# exit status included, were pinned on its predecessor)
+R30=$W/logorder.jsonl
+"$ST" run --report "$R30" -- "$LOGORDER"
+check "log then socket: the images of one pid in order, the exit on the last" python3 -c '
+import json, sys
+imgs = {}
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["type"] == "process":
+        imgs.setdefault(r["pid"], []).append(r)
+v = [x for x in imgs.values() if any(i["exe"] == "/logorder/after" for i in x)]
+ok = len(v) == 1 and [i["exe"] for i in v[0]][-2:] == ["/logorder/before", "/logorder/after"] \
+    and v[0][-2].get("execed") and v[0][-1].get("exit") == 7
+if not ok:
+    sys.exit("images: %r" % [[(i["exe"], i.get("exit"), i.get("execed")) for i in x] for x in v])' "$R30"
 done_
