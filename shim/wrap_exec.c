@@ -757,7 +757,10 @@ pid_t st__fork(void)
 	pid_t p = REAL(fork)();
 	if (p == 0) {
 		st__after_fork_child();
-		st__log_hello_as(parent); /* the child's own process record */
+		/* the child's own process record: by the socket when the log
+		 * cannot take it (a full arena), as the constructor does */
+		if (!st__log_hello_as(parent))
+			st__hello();
 	} else {
 		int saved = errno;
 		pthread_mutex_unlock(&st__g.lock);

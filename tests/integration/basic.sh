@@ -59,6 +59,17 @@ R9=$W/full.jsonl
 n=$("$ST" report --list "$R9" | grep -c "^R	$W/many/f")
 check "full arena: all 150 reads recorded ($n)" test "$n" -eq 150
 check "full arena: said in the summary" sh -c "grep -q 'arena filled up' $R9"
+# ... a forked child's process record goes by the socket when the log is
+# full (the same commands in a 1 MiB arena, which fills before xargs forks
+# its second cat, and in a 16 MiB one: as many processes)
+for sz in 1M 16M; do
+	"$ST" run --arena-size $sz --report "$W/forks-$sz.jsonl" -- sh -c 'for i in 1 2 3 4 5; do
+	  ls /usr/bin >/dev/null; done; find /usr/include -type f | head -3000 | xargs cat >/dev/null' \
+		2>/dev/null
+done
+n1=$(grep -c '"type":"process"' "$W/forks-1M.jsonl"); n16=$(grep -c '"type":"process"' "$W/forks-16M.jsonl")
+check "full arena: forked children's process records all there ($n1 of $n16)" test "$n1" -eq "$n16"
+check "... and the 1 MiB arena did fill" sh -c "grep -q 'arena filled up' $W/forks-1M.jsonl"
 # ... and while it fills, one process's images keep their order: the image
 # before an exec logged its records in the arena, the exec'd one (the log
 # full) sends its HELLO and EXIT by the socket, which must not overtake them
