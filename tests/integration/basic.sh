@@ -60,12 +60,14 @@ n=$("$ST" report --list "$R9" | grep -c "^R	$W/many/f")
 check "full arena: all 150 reads recorded ($n)" test "$n" -eq 150
 check "full arena: said in the summary" sh -c "grep -q 'arena filled up' $R9"
 # ... a forked child's process record goes by the socket when the log is
-# full (the same commands in a 1 MiB arena, which fills before xargs forks
-# its second cat, and in a 16 MiB one: as many processes)
+# full (the same commands in a 1 MiB arena, which fills while xargs forks its
+# cats, and in a 16 MiB one: as many processes; files of the test's own, so
+# that the fill does not depend on the machine)
+mkdir lots
+python3 -c 'for i in range(3000): open("lots/f%04d.txt" % i, "w").write("x")'
 for sz in 1M 16M; do
 	"$ST" run --arena-size $sz --report "$W/forks-$sz.jsonl" -- sh -c 'for i in 1 2 3 4 5; do
-	  ls /usr/bin >/dev/null; done; find /usr/include -type f | head -3000 | xargs cat >/dev/null' \
-		2>/dev/null
+	  ls /usr/bin >/dev/null; done; find lots -type f | xargs -n 500 cat >/dev/null' 2>/dev/null
 done
 n1=$(grep -c '"type":"process"' "$W/forks-1M.jsonl"); n16=$(grep -c '"type":"process"' "$W/forks-16M.jsonl")
 check "full arena: forked children's process records all there ($n1 of $n16)" test "$n1" -eq "$n16"
