@@ -801,8 +801,9 @@ static void client_drop(struct daemon *d, struct client *c, const char *what, in
 
 static void drain_log(struct daemon *d, bool force);
 
-/* Is this socket frame a record (HELLO, EXIT, an ACCESS that asks for no
- * answer), which the record log may have predecessors of? */
+/* Is this frame a record (HELLO, EXIT, an ACCESS that asks for no answer)?
+ * The only frames the record log may hold; by the socket, the ones the log
+ * may have predecessors of. */
 static bool frame_is_record(const struct sandtrace_frame *f, const uint8_t *payload)
 {
 	struct sandtrace_access a;
@@ -1006,19 +1007,13 @@ static unsigned accept_all(struct daemon *d)
 static int on_log_entry(void *ctx, const struct sandtrace_log_entry *e, const uint8_t *payload)
 {
 	struct daemon *d = ctx;
-	unsigned t = e->frame.type;
-	struct sandtrace_access a;
-	if (t == SANDTRACE_MSG_ACCESS &&
-	    (e->frame.len < sizeof(a) ||
-	     (memcpy(&a, payload, sizeof(a)), (a.flags & SANDTRACE_AF_REPLY) != 0)))
-		t = SANDTRACE_MSG_MAX;
-	if (t != SANDTRACE_MSG_HELLO && t != SANDTRACE_MSG_ACCESS && t != SANDTRACE_MSG_EXIT) {
+	if (!frame_is_record(&e->frame, payload)) {
 		d->logr.bad++;
 		return 0;
 	}
 	struct client pc = {.fd = -1, .peer_pid = e->pid, .uid = (int64_t)e->frame.seq,
 			    .pid = e->pid, .hello = true};
-	if (dispatch[t](d, &pc, &e->frame, payload) < 0)
+	if (dispatch[e->frame.type](d, &pc, &e->frame, payload) < 0)
 		d->logr.bad++;
 	return 0;
 }
