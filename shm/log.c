@@ -22,6 +22,28 @@ int sandtrace_log_init(struct sandtrace_arena *a, uint32_t cap)
 	return 0;
 }
 
+/*
+ * The offset the word w names, made first when it names nothing yet: bytes
+ * of zeroed log area (a table block, a segment of small chunks), installed
+ * with a CAS.  Release on success: the zeroed bytes are whole for whoever
+ * acquires the word; a racer that loses keeps its allocation unused and
+ * takes the winner's.  0 when w names nothing and the arena is full.
+ * Lock-free; async-signal-safe.
+ */
+static uint64_t made_on_demand(struct sandtrace_arena *a, _Atomic uint64_t *w, uint64_t bytes)
+{
+	uint64_t off = atomic_load_explicit(w, memory_order_acquire);
+	if (off != 0)
+		return off;
+	uint64_t fresh = sandtrace_arena_alloc_in(a, SANDTRACE_AREA_LOG, bytes);
+	if (fresh == 0) /* full: a racer may have made it meanwhile */
+		return atomic_load_explicit(w, memory_order_acquire);
+	return atomic_compare_exchange_strong_explicit(w, &off, fresh, memory_order_acq_rel,
+						       memory_order_acquire)
+		   ? fresh
+		   : off;
+}
+
 _Atomic uint64_t *sandtrace_log_slot(const struct sandtrace_arena *a, uint64_t i, bool make)
 {
 	struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
@@ -34,20 +56,9 @@ _Atomic uint64_t *sandtrace_log_slot(const struct sandtrace_arena *a, uint64_t i
 	_Atomic uint64_t *b = &blocks[i / SANDTRACE_LOG_BLOCK];
 	/* acquire: the block's zeroed bytes (and the slots stored in it before
 	 * their writers' release) are seen by whoever sees its offset */
-	uint64_t off = atomic_load_explicit(b, memory_order_acquire);
-	if (off == 0 && make) {
-		uint64_t fresh = sandtrace_arena_alloc_in((struct sandtrace_arena *)a,
-							  SANDTRACE_AREA_LOG,
-							  SANDTRACE_LOG_BLOCK * sizeof(uint64_t));
-		if (fresh == 0)
-			return NULL;
-		/* release on success: the zeroed block is whole for its readers;
-		 * a loser keeps its block unused and takes the winner's */
-		off = atomic_compare_exchange_strong_explicit(b, &off, fresh, memory_order_acq_rel,
-							      memory_order_acquire)
-			  ? fresh
-			  : off;
-	}
+	uint64_t off = make ? made_on_demand((struct sandtrace_arena *)a, b,
+					     SANDTRACE_LOG_BLOCK * sizeof(uint64_t))
+			    : atomic_load_explicit(b, memory_order_acquire);
 	_Atomic uint64_t *slots =
 	    sandtrace_arena_ptr(a, off, SANDTRACE_LOG_BLOCK * sizeof(uint64_t));
 	return slots ? &slots[i % SANDTRACE_LOG_BLOCK] : NULL;
@@ -82,19 +93,9 @@ static uint64_t small_new(struct sandtrace_arena *a, int32_t pid)
 	uint64_t i = atomic_fetch_add_explicit(&h->log_nsmall, 1, memory_order_relaxed);
 	if (i >= max)
 		return 0;
-	_Atomic uint64_t *w = &h->log_small[i / SANDTRACE_LOG_SMALL_PER_SEG];
-	if (atomic_load_explicit(w, memory_order_acquire) == 0) {
-		uint64_t fresh = sandtrace_arena_alloc_in(
-		    a, SANDTRACE_AREA_LOG, (uint64_t)SANDTRACE_LOG_SMALL_PER_SEG * SANDTRACE_LOG_SMALL_SIZE);
-		uint64_t none = 0;
-		/* release on success: the zeroed segment is whole for its
-		 * readers; a loser's segment stays unused */
-		if (fresh == 0 && atomic_load_explicit(w, memory_order_acquire) == 0)
-			return 0; /* the arena is full: index i stays unpublished */
-		if (fresh != 0)
-			atomic_compare_exchange_strong_explicit(w, &none, fresh, memory_order_acq_rel,
-								memory_order_acquire);
-	}
+	if (made_on_demand(a, &h->log_small[i / SANDTRACE_LOG_SMALL_PER_SEG],
+			   (uint64_t)SANDTRACE_LOG_SMALL_PER_SEG * SANDTRACE_LOG_SMALL_SIZE) == 0)
+		return 0; /* the arena is full: index i stays unpublished */
 	uint64_t off;
 	struct sandtrace_log_chunk *c = (struct sandtrace_log_chunk *)sandtrace_log_small(a, i, &off);
 	if (!c)
