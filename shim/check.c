@@ -683,6 +683,15 @@ static inline uint64_t memo_hash(const char *p, size_t n, bool nofollow)
 	return (h ^ h >> 32) | 1;
 }
 
+/* Is e the entry of path[0..n) (tag its memo_hash) in this epoch, with the
+ * classes cls allowed? */
+static inline bool memo_allows(const struct st_memo_ent *e, uint64_t tag, uint64_t epoch,
+			       const char *path, size_t n, unsigned cls)
+{
+	return e->tag == tag && e->epoch == epoch && e->len == n && (e->allow & cls) &&
+	       memcmp(e->key, path, n) == 0;
+}
+
 /*
  * Probe the memo for a->path (absolute, as spelled).  Only the outermost
  * checked call of a thread uses it (st__level 1): a signal handler's nested
@@ -728,8 +737,7 @@ static bool memo_probe(struct st_acc *a, unsigned cls)
 	a->memo = e;
 	a->memo_tag = tag;
 	a->memo_epoch = memo_epoch();
-	bool hit = e->tag == tag && e->epoch == a->memo_epoch && e->len == n && (e->allow & cls) &&
-		   memcmp(e->key, a->path, n) == 0;
+	bool hit = memo_allows(e, tag, a->memo_epoch, a->path, n, cls);
 	if (hit && t->memo_probes < ST_MEMO_TRIAL)
 		t->memo_hits++;
 	return hit;
@@ -750,8 +758,7 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 		uint64_t tag = memo_hash(path, n, nofollow);
 		struct st_memo_ent *e = &t->memo[(tag >> 1) % ST_MEMO_WAYS];
 		uint64_t epoch = memo_epoch();
-		if (e->tag == tag && e->epoch == epoch && e->len == n &&
-		    (e->allow & sandtrace_kind_class(kind)) && memcmp(e->key, path, n) == 0) {
+		if (memo_allows(e, tag, epoch, path, n, sandtrace_kind_class(kind))) {
 			*f = (struct st_fast){e, tag, epoch, path, kind, nofollow};
 			return true;
 		}
