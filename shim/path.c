@@ -326,6 +326,33 @@ lexical:
 	return st__path_fold(out, len);
 }
 
+/* A 64-bit hash of p[0..n): multiply-xorshift eight bytes at a time (the
+ * last word overlaps the one before it; shorter inputs a byte at a time),
+ * then fmix64's last steps, so that every input bit (a word's top bytes
+ * too: a path's last ones) reaches the low bits. */
+static uint64_t dir_hash(const char *p, size_t n)
+{
+	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n, w;
+	if (n < 8) {
+		w = 0;
+		for (size_t i = 0; i < n; i++)
+			w = w << 8 | (unsigned char)p[i];
+		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+	} else {
+		for (size_t i = 0; i + 8 < n; i += 8) {
+			memcpy(&w, p + i, 8);
+			h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+			h ^= h >> 32;
+		}
+		memcpy(&w, p + n - 8, 8);
+		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+	}
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
 /* The slot of the directory part of a path (shim.h).  ("/b/lib1/" and
  * "/b/lib2/" once shared a slot: the hash's final mix is what tells them
  * apart.) */
@@ -333,7 +360,7 @@ unsigned st__dir_slot(const char *p, size_t len, unsigned nslots)
 {
 	const char *e = memrchr(p, '/', len);
 	size_t n = e ? (size_t)(e - p) + 1 : len;
-	return (unsigned)st__hash_bytes(p, n, 0) & (nslots - 1);
+	return (unsigned)dir_hash(p, n) & (nslots - 1);
 }
 
 unsigned st__parse_uint(const char *s)

@@ -428,34 +428,6 @@ int st__arena_open(const char *name, uint64_t *size);
  * first non-digit.  Async-signal-safe. */
 unsigned st__parse_uint(const char *s);
 
-/* st__hash_bytes - a 64-bit hash of p[0..n) and seed: multiply-xorshift eight
- * bytes at a time (the last word overlaps the one before it; shorter inputs
- * a byte at a time), then fmix64's last steps, so that every input bit (a
- * word's top bytes too: a path's last ones) reaches the low bits.  Pure,
- * inline: it runs on cache hits (st__dir_slot, the shim's memo tags). */
-static inline uint64_t st__hash_bytes(const char *p, size_t n, uint64_t seed)
-{
-	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n ^ seed, w;
-	if (n < 8) {
-		w = 0;
-		for (size_t i = 0; i < n; i++)
-			w = w << 8 | (unsigned char)p[i];
-		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-	} else {
-		for (size_t i = 0; i + 8 < n; i += 8) {
-			memcpy(&w, p + i, 8);
-			h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-			h ^= h >> 32;
-		}
-		memcpy(&w, p + n - 8, 8);
-		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-	}
-	h ^= h >> 33;
-	h *= UINT64_C(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	return h;
-}
-
 /* st__dir_slot - the per-directory generation slot (0..nslots-1, nslots a
  * power of two) of the directory part of p[0..len) ("/a/b" -> "/a/"; all of
  * p when it ends in '/'): a hash eight bytes at a time with a full final
