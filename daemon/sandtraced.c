@@ -816,8 +816,8 @@ static bool frame_is_record(const struct sandtrace_frame *f, const uint8_t *payl
 /* Drain the record log now if it may hold an entry not delivered yet: its
  * global sequence moved since the last drain, or that drain delivered fewer
  * entries than had been handed out before it (some were being written; a
- * writer killed in the middle of one keeps this true, which costs drains,
- * never order).  A record from the socket then follows every log entry its
+ * writer killed in the middle of one, or an entry skipped as malformed,
+ * keeps this true, which costs drains, never order).  A record from the socket then follows every log entry its
  * sender published before sending it. */
 static void drain_log_if_new(struct daemon *d)
 {
