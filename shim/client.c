@@ -19,17 +19,54 @@ static pid_t raw_getpid(void)
 	return (pid_t)ST_SYSCALL(SYS_getpid);
 }
 
+/* Was the connection made by this process (not inherited through a fork no
+ * wrapper saw)?  A load of the canary page, or getpid where there is none. */
+static bool fd_owner(void)
+{
+	_Atomic uint32_t *canary = st__g.fd_canary;
+	if (canary != NULL)
+		return atomic_load_explicit(canary, memory_order_relaxed) == 1;
+	return st__g.fd_pid == raw_getpid();
+}
+
 /* Is fd still the socket we opened?  A program may have closed it and
  * reused the number (close loops, closefrom, dup2 onto it): then it is not
- * ours any more and must never be written to. */
+ * ours any more and must never be written to.  The program closes and
+ * replaces descriptors through the close-family wrappers (and syscall()),
+ * which mark the connection suspect when they name its number: only then
+ * is it checked with fstat (no system call per request otherwise).  A raw
+ * system call that closes it and a socket made at the same number before
+ * the next request are what this cannot see (docs/INTERNALS.md). */
 static bool fd_is_ours(void)
 {
 	struct stat st;
-	if (st__g.fd < 0 || st__g.fd_pid != raw_getpid())
+	if (st__g.fd < 0 || !fd_owner())
 		return false;
+	if (!atomic_load_explicit(&st__g.fd_suspect, memory_order_relaxed))
+		return true;
+	/* cleared before the check: a close racing it marks it again */
+	atomic_store_explicit(&st__g.fd_suspect, false, memory_order_relaxed);
 	if (ST_SYSCALL(SYS_fstat, st__g.fd, &st) != 0)
 		return false;
 	return S_ISSOCK(st.st_mode) && st.st_dev == st__g.fd_dev && st.st_ino == st__g.fd_ino;
+}
+
+/* Make the canary page (once per image; a forked child inherits it zeroed). */
+static void canary_make(void)
+{
+	if (st__g.fd_canary != NULL)
+		return;
+#ifdef MADV_WIPEONFORK
+	void *p = (void *)ST_SYSCALL(SYS_mmap, NULL, 4096, PROT_READ | PROT_WRITE,
+				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	if (ST_SYSCALL(SYS_madvise, p, 4096, MADV_WIPEONFORK) != 0) {
+		ST_SYSCALL(SYS_munmap, p, 4096); /* before Linux 4.14: getpid */
+		return;
+	}
+	st__g.fd_canary = p;
+#endif
 }
 
 /* Move a new descriptor out of the low numbers programs use (>= 10; high
@@ -57,12 +94,12 @@ static bool conn_locked(void)
 		return false;
 	if (fd_is_ours())
 		return true;
-	if (st__g.fd >= 0 && st__g.fd_pid != raw_getpid()) {
+	if (st__g.fd >= 0 && !fd_owner()) {
 		/* inherited through a fork the shim did not see (raw clone):
 		 * the number is a copy of the parent's socket, still ours */
 		ST_SYSCALL(SYS_close, st__g.fd);
 	}
-	st__g.fd = -1;
+	__atomic_store_n(&st__g.fd, -1, __ATOMIC_RELAXED);
 	if (st__g.daemon_lost)
 		return false;
 	int fd = (int)ST_SYSCALL(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -84,7 +121,11 @@ static bool conn_locked(void)
 	fd = move_high(fd);
 	struct stat st;
 	ST_SYSCALL(SYS_fstat, fd, &st);
-	st__g.fd = fd;
+	canary_make();
+	if (st__g.fd_canary != NULL)
+		atomic_store_explicit(st__g.fd_canary, 1, memory_order_relaxed);
+	atomic_store_explicit(&st__g.fd_suspect, false, memory_order_relaxed);
+	__atomic_store_n(&st__g.fd, fd, __ATOMIC_RELAXED);
 	st__g.fd_pid = raw_getpid();
 	st__g.fd_dev = st.st_dev;
 	st__g.fd_ino = st.st_ino;
@@ -96,7 +137,7 @@ static void lost_locked(void)
 {
 	if (st__g.fd >= 0 && fd_is_ours())
 		ST_SYSCALL(SYS_close, st__g.fd);
-	st__g.fd = -1;
+	__atomic_store_n(&st__g.fd, -1, __ATOMIC_RELAXED);
 	st__g.daemon_lost = true;
 }
 

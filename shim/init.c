@@ -243,7 +243,7 @@ void st__after_fork_child(void)
 	st__g.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	if (st__g.fd >= 0) /* the parent's connection: ours to close */
 		ST_SYSCALL(SYS_close, st__g.fd);
-	st__g.fd = -1;
+	__atomic_store_n(&st__g.fd, -1, __ATOMIC_RELAXED);
 	st__g.fd_pid = 0;
 	st__g.pid = (int32_t)ST_SYSCALL(SYS_getpid);
 	st__g.hello_logged = false;

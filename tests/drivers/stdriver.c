@@ -29,7 +29,12 @@
  *     20 s) until TRIGGER exists, then open PATH once more and print the result (what
  *     another process changed meanwhile must be seen); give TRIGGER relative: its polling
  *     then stays out of the memo (absolute paths only)
- *   stat-wait PATH TRIGGER: the same with stat */
+ *   stat-wait PATH TRIGGER: the same with stat
+ *   rawfork-stat PATH: stat PATH, then a child made by a raw clone system call (no fork
+ *     wrapper sees it) stats PATH-child and prints its pid; the parent waits and stats
+ *     PATH-after.  Under --no-cache every stat is a request on the shim's socket: the child
+ *     must not use its parent's connection (its access would be the parent's, and the two
+ *     would read each other's answers) */
 static void report(int r)
 {
 	if (r >= 0) {
@@ -132,6 +137,26 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "exec")) {
 		execl(p, p, (char *)NULL);
 		r = -1;
+	} else if (!strcmp(c, "rawfork-stat")) {
+		struct stat st;
+		char q[4096];
+		r = stat(p, &st);
+		fflush(stdout);
+		long pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+		if (pid == 0) {
+			snprintf(q, sizeof(q), "%s-child", p);
+			int rc = stat(q, &st);
+			printf("child %ld\n", (long)syscall(SYS_getpid));
+			fflush(stdout);
+			_exit(rc == 0 ? 0 : 1);
+		}
+		int ws;
+		if (pid < 0 || waitpid((pid_t)pid, &ws, 0) != (pid_t)pid || !WIFEXITED(ws) ||
+		    WEXITSTATUS(ws) != 0)
+			r = (errno = ECHILD, -1);
+		snprintf(q, sizeof(q), "%s-after", p);
+		if (r == 0)
+			r = stat(q, &st);
 	} else if (!strcmp(c, "fork-open")) {
 		pid_t pid = fork();
 		if (pid == 0)

@@ -52,6 +52,19 @@ check "syscall(SYS_openat) recorded" has R "$W/in.txt" "$R6"
 R7=$W/nc.jsonl
 "$ST" run --no-cache --report "$R7" -- cat in.txt >/dev/null
 check "--no-cache records reads" has R "$W/in.txt" "$R7"
+# a child of a raw clone (no fork wrapper saw it) makes its own connection: its request
+# carries its own pid, and parent and child each get their own answers (no timeout)
+R7b=$W/rawfork.jsonl
+touch rf rf-child rf-after
+out=$(timeout 30 "$ST" run --no-cache --report "$R7b" -- "$DRV" rawfork-stat "$W/rf")
+cpid=$(echo "$out" | sed -n 's/^child //p')
+check "raw clone: parent and child done ($out)" test "$(echo "$out" | tail -1)" = ok
+check "raw clone: the child's stat is the child's (pid $cpid)" python3 -c '
+import json, sys
+got = [r.get("pid") for r in map(json.loads, open(sys.argv[1]))
+       if r["type"] == "access" and r.get("path") == sys.argv[2]]
+sys.exit(0 if got and all(p == int(sys.argv[3]) for p in got) else "pids %r" % got)' "$R7b" "$W/rf-child" "${cpid:-0}"
+check "raw clone: the parent's stat after it recorded" has Q "$W/rf-after" "$R7b"
 # a full arena stops caching: nothing is lost (records go over the socket), the report says so
 mkdir many; i=0; while [ $i -lt 150 ]; do echo $i > many/f$i; i=$((i+1)); done
 R9=$W/full.jsonl
