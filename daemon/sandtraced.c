@@ -998,8 +998,11 @@ static unsigned accept_all(struct daemon *d)
 	}
 }
 
-/* How often the record log in the arena is drained while the run goes on. */
+/* How often the record log in the arena is drained while the run goes on,
+ * and how many entries the event loop dispatches between two looks at its
+ * sockets. */
 #define LOG_INTERVAL_MS 20
+#define LOG_SLICE 32
 
 /* One entry of the arena's record log: dispatched like the socket message it
  * stands for, from a client that is only the writer's pid and uid (frame.seq
@@ -1018,19 +1021,31 @@ static int on_log_entry(void *ctx, const struct sandtrace_log_entry *e, const ui
 	return 0;
 }
 
+/*
+ * Drain the record log: force, everything now (at the end, and before a
+ * record from the socket); otherwise every LOG_INTERVAL_MS, LOG_SLICE entries
+ * at a time, the event loop answering its askers between slices (a drain of
+ * 20 ms of a build's records in one go kept an ask waiting for milliseconds).
+ */
 static void drain_log(struct daemon *d, bool force)
 {
 	if (!d->have_arena)
 		return;
-	int64_t now = now_ns();
-	if (!force && now - d->last_log_ns < (int64_t)LOG_INTERVAL_MS * 1000000)
-		return;
-	d->last_log_ns = now;
-	/* the sequence before the drain: entries appended during it move it
-	 * again, and the next drain_log_if_new takes them */
-	d->log_seq_drained = atomic_load_explicit(&sandtrace_arena_hdr(&d->arena)->log_seq,
-						  memory_order_acquire);
-	long n = sandtrace_log_drain(&d->arena, &d->logr, on_log_entry, d);
+	long n;
+	if (force || !sandtrace_log_pending(&d->logr)) {
+		int64_t now = now_ns();
+		if (!force && now - d->last_log_ns < (int64_t)LOG_INTERVAL_MS * 1000000)
+			return;
+		d->last_log_ns = now;
+		/* the sequence before the collection: entries appended during it
+		 * move it again, and the next drain_log_if_new takes them */
+		d->log_seq_drained = atomic_load_explicit(&sandtrace_arena_hdr(&d->arena)->log_seq,
+							  memory_order_acquire);
+	}
+	if (force)
+		n = sandtrace_log_drain(&d->arena, &d->logr, on_log_entry, d);
+	else
+		n = sandtrace_log_drain_some(&d->arena, &d->logr, on_log_entry, d, LOG_SLICE);
 	if (n < 0)
 		internal_error(d, "draining the record log", (int)n);
 	else if (n > 0)
@@ -1084,7 +1099,8 @@ static void serve(struct daemon *d)
 {
 	struct epoll_event evs[128];
 	while (!d->stopping) {
-		int timeout = d->report_dirty ? 0 : d->have_arena ? LOG_INTERVAL_MS : -1;
+		bool busy = d->report_dirty || sandtrace_log_pending(&d->logr);
+		int timeout = busy ? 0 : d->have_arena ? LOG_INTERVAL_MS : -1;
 		int n = epoll_wait(d->epfd, evs, 128, timeout);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -1094,8 +1110,10 @@ static void serve(struct daemon *d)
 		}
 		if (n == 0) {
 			drain_log(d, false);
-			maybe_flush(d, true); /* idle */
-			check_parent(d);
+			if (!sandtrace_log_pending(&d->logr)) { /* idle */
+				maybe_flush(d, true);
+				check_parent(d);
+			}
 			continue;
 		}
 		for (int i = 0; i < n; i++) {

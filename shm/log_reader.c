@@ -103,8 +103,9 @@ static int drain_chunk(const struct sandtrace_arena *a, struct sandtrace_log_rea
 	return 0;
 }
 
-long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
-			 sandtrace_log_fn fn, void *ctx)
+/* Collect every entry published and not taken yet into the batch, sorted by
+ * seq; returns how many, or -ENOMEM. */
+static long collect(const struct sandtrace_arena *a, struct sandtrace_log_reader *r)
 {
 	struct sandtrace_arena_header *h = sandtrace_arena_hdr(a);
 	if (atomic_load_explicit(&h->log_table, memory_order_acquire) == 0)
@@ -155,17 +156,58 @@ long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_r
 			return -ENOMEM;
 	}
 	/* entries stay where they are in the arena (never freed during the
-	 * run): deliver them in seq order */
-	struct pending *p = r->batch;
+	 * run): delivered in seq order */
 	if (nb > 1)
-		qsort(p, nb, sizeof(*p), by_seq);
-	for (uint64_t k = 0; k < nb; k++) {
-		r->entries++;
-		if (fn(ctx, p[k].e, (const uint8_t *)(p[k].e + 1)) != 0)
-			return (long)k + 1;
-	}
+		qsort(r->batch, nb, sizeof(struct pending), by_seq);
+	r->bn = nb;
+	r->bnext = 0;
 	return (long)nb;
 }
+
+/* Deliver up to max entries of the batch; *stop is set when fn asked to. */
+static uint64_t deliver(struct sandtrace_log_reader *r, sandtrace_log_fn fn, void *ctx, uint64_t max,
+			bool *stop)
+{
+	const struct pending *p = r->batch;
+	uint64_t k = 0;
+	while (k < max && r->bnext < r->bn) {
+		const struct sandtrace_log_entry *e = p[r->bnext++].e;
+		r->entries++;
+		k++;
+		if (fn(ctx, e, (const uint8_t *)(e + 1)) != 0) {
+			*stop = true;
+			break;
+		}
+	}
+	return k;
+}
+
+long sandtrace_log_drain_some(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
+			      sandtrace_log_fn fn, void *ctx, uint64_t max)
+{
+	bool stop = false;
+	if (!sandtrace_log_pending(r)) {
+		long n = collect(a, r);
+		if (n <= 0)
+			return n;
+	}
+	return (long)deliver(r, fn, ctx, max, &stop);
+}
+
+long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
+			 sandtrace_log_fn fn, void *ctx)
+{
+	bool stop = false;
+	/* what an earlier slice left, then everything published since */
+	uint64_t k = deliver(r, fn, ctx, UINT64_MAX, &stop);
+	if (stop)
+		return (long)k;
+	long n = collect(a, r);
+	if (n < 0)
+		return n;
+	return (long)(k + deliver(r, fn, ctx, UINT64_MAX, &stop));
+}
+
 
 void sandtrace_log_reader_free(struct sandtrace_log_reader *r)
 {

@@ -143,8 +143,9 @@ struct sandtrace_log_reader {
 	uint64_t scap;
 	uint64_t entries;   /* entries delivered */
 	uint64_t bad;       /* entries or chunks skipped as malformed */
-	void *batch;        /* scratch for sorting one drain */
+	void *batch;        /* the entries one collection took, sorted by seq */
 	uint64_t batch_cap;
+	uint64_t bn, bnext; /* entries in the batch; the next to deliver */
 };
 
 /* Called for each entry: payload has e->frame.len bytes.  A nonzero return stops the drain. */
@@ -157,10 +158,28 @@ typedef int (*sandtrace_log_fn)(void *ctx, const struct sandtrace_log_entry *e,
  * in the next drain, after entries with a higher seq).
  * Every offset, size and frame is checked: a malformed chunk is skipped
  * from the bad entry on (counted in r->bad), never trusted.  Returns the
- * number of entries delivered, or -ENOMEM.  Reader thread only.
+ * number of entries delivered, or -ENOMEM.  Reader thread only.  When fn
+ * returns nonzero the drain stops after that entry; the rest of the batch
+ * stays pending (sandtrace_log_pending) for the next call.
  */
 long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
 			 sandtrace_log_fn fn, void *ctx);
+
+/*
+ * sandtrace_log_drain_some - the same, at most max entries: first what an
+ * earlier call collected and did not deliver, else a new collection of
+ * everything published (delivered from its lowest seq on).  For a reader
+ * that must stay responsive: the daemon answers its askers between slices.
+ * Returns the number delivered (0..max) or -ENOMEM.  Reader thread only.
+ */
+long sandtrace_log_drain_some(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
+			      sandtrace_log_fn fn, void *ctx, uint64_t max);
+
+/* sandtrace_log_pending - does the reader hold collected entries not delivered yet? */
+static inline bool sandtrace_log_pending(const struct sandtrace_log_reader *r)
+{
+	return r->bnext < r->bn;
+}
 
 /* sandtrace_log_reader_free - release the reader's state. */
 void sandtrace_log_reader_free(struct sandtrace_log_reader *r);

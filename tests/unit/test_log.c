@@ -1,6 +1,7 @@
 /* tests/unit/test_log.c - the record log in the arena: append, order across chunks, hostile chunks, full table. */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,6 +72,61 @@ START_TEST(order_across_chunks)
 	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 1);
 	ck_assert_str_eq(g.text[0], "fourth");
 	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 0);
+	sandtrace_log_reader_free(&r);
+}
+END_TEST
+
+/* A consumer that stops after its third entry (sandtrace_log_fn's nonzero return). */
+static int collect_three(void *ctx, const struct sandtrace_log_entry *e, const uint8_t *payload)
+{
+	collect(ctx, e, payload);
+	return ((struct got *)ctx)->n == 3;
+}
+
+/* Drained in slices: each slice continues where the last stopped, in seq
+ * order, entries published meanwhile come after the collected ones, and a
+ * full drain delivers what a slice left before anything newer. */
+START_TEST(drain_in_slices)
+{
+	uint64_t c1 = sandtrace_log_chunk_new(&A, SANDTRACE_LOG_CHUNK, 11);
+	uint64_t c2 = sandtrace_log_chunk_new(&A, SANDTRACE_LOG_CHUNK, 22);
+	char t[16];
+	for (int i = 0; i < 10; i++) {
+		snprintf(t, sizeof(t), "e%d", i);
+		ck_assert_int_eq(put(i % 3 ? c1 : c2, i % 3 ? 11 : 22, t), 0);
+	}
+	struct sandtrace_log_reader r = {0};
+	struct got g = {0};
+	ck_assert_int_eq(sandtrace_log_drain_some(&A, &r, collect, &g, 4), 4);
+	ck_assert(sandtrace_log_pending(&r));
+	ck_assert_int_eq(put(c2, 22, "late"), 0);
+	ck_assert_int_eq(sandtrace_log_drain_some(&A, &r, collect, &g, 4), 4);
+	ck_assert_int_eq(sandtrace_log_drain_some(&A, &r, collect, &g, 4), 2); /* the batch's rest */
+	ck_assert(!sandtrace_log_pending(&r));
+	for (int i = 0; i < 10; i++) {
+		snprintf(t, sizeof(t), "e%d", i);
+		ck_assert_str_eq(g.text[i], t);
+	}
+	ck_assert_int_eq(sandtrace_log_drain_some(&A, &r, collect, &g, 4), 1);
+	ck_assert_str_eq(g.text[10], "late");
+	/* a slice left, then a full drain: the slice's rest first */
+	ck_assert_int_eq(put(c1, 11, "x1"), 0);
+	ck_assert_int_eq(put(c1, 11, "x2"), 0);
+	ck_assert_int_eq(sandtrace_log_drain_some(&A, &r, collect, &g, 1), 1);
+	ck_assert_int_eq(put(c2, 22, "x3"), 0);
+	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 2);
+	ck_assert_str_eq(g.text[11], "x1");
+	ck_assert_str_eq(g.text[12], "x2");
+	ck_assert_str_eq(g.text[13], "x3");
+	ck_assert_uint_eq(r.entries, 14);
+	/* a consumer that stops: the rest stays pending, nothing is lost */
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(put(c1, 11, "y"), 0);
+	struct got g2 = {0};
+	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect_three, &g2), 3);
+	ck_assert(sandtrace_log_pending(&r));
+	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g2), 2);
+	ck_assert_int_eq(g2.n, 5);
 	sandtrace_log_reader_free(&r);
 }
 END_TEST
@@ -263,6 +319,7 @@ Suite *suite_log(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, order_across_chunks);
+	tcase_add_test(tc, drain_in_slices);
 	tcase_add_test(tc, chunk_full_and_table_full);
 	tcase_add_test(tc, hostile_chunk_skipped);
 	tcase_add_test(tc, table_blocks_on_demand);
