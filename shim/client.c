@@ -1,5 +1,6 @@
 /* shim/client.c - the shim's connection to sandtraced: connect, HELLO, records, requests, EXIT. */
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -256,6 +257,31 @@ void st__log_seal(struct st_tls *t)
 		t->chunk = 0;
 }
 
+/* This image's program as the exec wrapper that made it said
+ * (SANDTRACE_EXE, common.h), into exe (cap bytes); its length, or 0 when
+ * there is none or it is not this image's: its execfn must be the one the
+ * kernel gave this image (AT_EXECFN), else it is a stale value inherited
+ * through an exec no wrapper saw.  Not in a vfork child (its environ is its
+ * parent's). */
+static ssize_t exe_from_env(char *exe, size_t cap)
+{
+	const char *v = st__vchild ? NULL : st__env_get(SANDTRACE_ENV_EXE);
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	if (!v || !fn)
+		return 0;
+	size_t fl = 0;
+	while (*v >= '0' && *v <= '9' && fl <= PATH_MAX)
+		fl = fl * 10 + (size_t)(*v++ - '0');
+	if (*v++ != ':' || strnlen(v, fl) != fl || strncmp(v, fn, fl) != 0 || fn[fl] != 0)
+		return 0;
+	v += fl;
+	size_t n = strlen(v);
+	if (n == 0 || n >= cap || v[0] != '/')
+		return 0;
+	memcpy(exe, v, n);
+	return (ssize_t)n;
+}
+
 /* HELLO without a system call but readlink: argv as the constructor got it.
  * ppid > 0: a forked child's, whose parent (ppid) and executable (the
  * parent's, kept in st__g.exe) are known without asking the kernel. */
@@ -281,7 +307,9 @@ bool st__log_hello_as(int32_t ppid)
 		n = st__g.exe_len;
 		memcpy(exe, st__g.exe, (size_t)n);
 	} else {
-		n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, PATH_MAX);
+		n = exe_from_env(exe, PATH_MAX);
+		if (n <= 0)
+			n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, PATH_MAX);
 		if (n > 0 && (size_t)n <= sizeof(st__g.exe) && !st__vchild) {
 			memcpy(st__g.exe, exe, (size_t)n);
 			st__g.exe_len = (uint16_t)n;

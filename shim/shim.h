@@ -217,6 +217,14 @@ static inline void st__fd_touched(long lo, long hi)
 		atomic_store_explicit(&st__g.fd_suspect, true, memory_order_relaxed);
 }
 
+/*
+ * st__env_get - the value of environment variable name in environ, or NULL:
+ * getenv without locale or allocation, usable before libc finished its own
+ * initialisation (the loader sets environ before any constructor runs).
+ * Not thread-safe against a concurrent setenv (as getenv).
+ */
+const char *st__env_get(const char *name);
+
 /* The calling process's pid: st__g.pid, or the kernel's in a vfork child. */
 static inline int32_t st__pid(void)
 {

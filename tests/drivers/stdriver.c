@@ -12,6 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../shim/rawsys.h"
+
+extern char **environ;
+
 /* usage: stdriver CALL PATH [PATH2]
  *   open-r open-w open-creat open-rdonly-creat stat lstat access readlink unlink mkdir
  *   rename link symlink chmod truncate exec syscall-openat fork-open sighandler-open
@@ -30,6 +34,11 @@
  *     another process changed meanwhile must be seen); give TRIGGER relative: its polling
  *     then stays out of the memo (absolute paths only)
  *   stat-wait PATH TRIGGER: the same with stat
+ *   exec-forged-exe PROG: execve PROG (absolute) through libc with SANDTRACE_EXE in its
+ *     environment claiming PROG is /forged/PROG (the wrapper must replace it)
+ *   rawexec-stale-exe PROG: execve PROG by an inline system call (no wrapper sees it) with
+ *     a SANDTRACE_EXE left from another exec (its execfn is not PROG: the image must not
+ *     take it)
  *   rawfork-stat PATH: stat PATH, then a child made by a raw clone system call (no fork
  *     wrapper sees it) stats PATH-child and prints its pid; the parent waits and stats
  *     PATH-after.  Under --no-cache every stat is a request on the shim's socket: the child
@@ -136,6 +145,26 @@ int main(int argc, char **argv)
 		r = (int)syscall(SYS_openat, AT_FDCWD, p, O_RDONLY);
 	else if (!strcmp(c, "exec")) {
 		execl(p, p, (char *)NULL);
+		r = -1;
+	} else if (!strcmp(c, "exec-forged-exe") || !strcmp(c, "rawexec-stale-exe")) {
+		static char var[8192];
+		bool raw = c[0] == 'r';
+		const char *fn = raw ? "/usr/bin/stale-name" : p;
+		snprintf(var, sizeof(var), "SANDTRACE_EXE=%zu:%s/forged%s", strlen(fn), fn, p);
+		size_t n = 0;
+		while (environ[n])
+			n++;
+		char **env = calloc(n + 2, sizeof(char *));
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++) /* the one this image got: replaced by var */
+			if (strncmp(environ[i], "SANDTRACE_EXE=", 14) != 0)
+				env[k++] = environ[i];
+		env[k] = var;
+		char *argv1[] = {(char *)p, NULL};
+		if (raw)
+			st__sys6(SYS_execve, (long)p, (long)argv1, (long)env, 0, 0, 0);
+		else
+			execve(p, argv1, env);
 		r = -1;
 	} else if (!strcmp(c, "rawfork-stat")) {
 		struct stat st;

@@ -52,6 +52,16 @@ check "syscall(SYS_openat) recorded" has R "$W/in.txt" "$R6"
 R7=$W/nc.jsonl
 "$ST" run --no-cache --report "$R7" -- cat in.txt >/dev/null
 check "--no-cache records reads" has R "$W/in.txt" "$R7"
+# the exec'd image's program comes from the exec wrapper (SANDTRACE_EXE), never from a
+# value the program forged (replaced by the wrapper) or one left from an exec no wrapper
+# saw (its execfn is another's: the image asks the kernel)
+for how in exec-forged-exe rawexec-stale-exe; do
+	"$ST" run --report "$W/$how.jsonl" -- "$DRV" $how /usr/bin/true
+	check "$how: the image's program is /usr/bin/true" python3 -c '
+import json, sys
+exes = [r["exe"] for r in map(json.loads, open(sys.argv[1])) if r["type"] == "process"]
+sys.exit(0 if exes and exes[-1] == "/usr/bin/true" else "exes %r" % exes)' "$W/$how.jsonl"
+done
 # a child of a raw clone (no fork wrapper saw it) makes its own connection: its request
 # carries its own pid, and parent and child each get their own answers (no timeout)
 R7b=$W/rawfork.jsonl
