@@ -330,10 +330,19 @@ static bool make_abs(struct st_acc *a)
 		out = map + KEY_GEN;
 		cap = m - KEY_GEN;
 	}
-	ssize_t n = p[0] == 0 ? (memcpy(out, base, (size_t)blen + 1), blen)
+	ssize_t n;
+	if (p[0] == '/' && plen + 1 <= cap && st__path_is_clean(p, plen)) {
+		/* the common case, an absolute path already clean: checked in the
+		 * program's buffer, not in the copy (reading back bytes just
+		 * written, across the copy's stores, stalls the load) */
+		memcpy(out, p, plen + 1);
+		n = (ssize_t)plen;
+	} else {
+		n = p[0] == 0 ? (memcpy(out, base, (size_t)blen + 1), blen)
 			      : st__path_join(base, (size_t)blen, p, plen, out, cap);
-	if (n >= 0)
-		n = st__path_clean(out, (size_t)n);
+		if (n >= 0)
+			n = st__path_clean(out, (size_t)n);
+	}
 	if (n < 0) {
 		a->skip = true;
 		return false;

@@ -51,7 +51,7 @@ static inline uint64_t bytes_eq(uint64_t w, uint64_t c)
  * same word.  Words start every 7 bytes, so every adjacent pair lies inside
  * one; the last word ends at len (no read past the path).
  */
-static bool path_is_clean(const char *p, size_t len)
+bool st__path_is_clean(const char *p, size_t len)
 {
 	if (len > 1 && p[len - 1] == '/')
 		return false;
@@ -107,7 +107,7 @@ ssize_t st__path_clean(char *p, size_t len)
 	/* fast path: most paths are clean already (no "//", no "." component,
 	 * no trailing '/'): found out eight bytes at a time */
 	{
-		bool clean = path_is_clean(p, len);
+		bool clean = st__path_is_clean(p, len);
 		if (clean) {
 			p[len] = 0;
 			return (ssize_t)len;

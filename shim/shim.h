@@ -468,6 +468,9 @@ unsigned st__dir_slot(const char *p, size_t len, unsigned nslots);
  * st__path_join: base[0..blen) joined with rel (rlen = strlen(rel)). */
 ssize_t st__path_join(const char *base, size_t blen, const char *rel, size_t rlen, char *out,
 		      size_t cap);
+/* Is p (absolute, len bytes) clean already: no "//", no "." or ".." component, no trailing
+ * '/'?  (A name starting with '.' also answers false: the slow path is right for it too.) */
+bool st__path_is_clean(const char *p, size_t len);
 ssize_t st__path_clean(char *p, size_t len);     /* collapse //, /./, trailing / ; keeps .. */
 ssize_t st__path_fold(char *p, size_t len);      /* lexical fold of .. too (no symlink check) */
 /* st__path_resolve - resolve symlinks as the kernel would (all components,
