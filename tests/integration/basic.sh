@@ -43,6 +43,15 @@ R5=$W/creat.jsonl
 "$ST" run --report "$R5" -- "$DRV" open-rdonly-creat t3 >/dev/null
 check "O_RDONLY|O_CREAT is a write" has W "$W/t3" "$R5"
 
+# absolute spellings that are not clean are recorded cleaned; clean ones (a dot-name too) as
+# they are (make_abs checks cleanness in the program's buffer before its copy)
+touch .hid
+R6c=$W/spell.jsonl
+"$ST" run --report "$R6c" -- sh -c "\"$DRV\" stat $W//in.txt; \"$DRV\" stat $W/./.hid; \"$DRV\" stat $W/in.txt" >/dev/null
+check "spelled //: recorded clean" has Q "$W/in.txt" "$R6c"
+check "spelled /./ before a dot-name: recorded clean" has Q "$W/.hid" "$R6c"
+check "nothing recorded unclean" sh -c "! \"$ST\" report --list \"$R6c\" | grep -q -e '//' -e '/\./'"
+
 # syscall(SYS_openat) is seen
 R6=$W/sys.jsonl
 "$ST" run --report "$R6" -- "$DRV" syscall-openat in.txt >/dev/null
