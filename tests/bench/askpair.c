@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../../shim/rawsys.h"
+#include "echo.h"
 
 #if !ST_HAVE_RAW_SYSCALL
 #error "askpair needs an inline system call (x86-64 Linux)"
@@ -92,26 +93,16 @@ int main(int argc, char **argv)
 		if (fd < 0 || close(fd) != 0)
 			die("create");
 	}
-	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-		die("socketpair");
-	pid_t pid = fork();
+	int efd;
+	pid_t pid = echo_start(&efd);
 	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		char buf[80];
-		close(sv[0]);
-		while (raw_io(sv[1], buf, sizeof(buf), 1) && raw_io(sv[1], buf, 24, 0))
-			;
-		_exit(0);
-	}
-	close(sv[1]);
+		die("echo process");
 	/* untimed: the daemon's first answer may load the package registry */
 	snprintf(p, sizeof(p), "%s/warm-up.h", dir);
 	struct stat st;
 	stat(p, &st);
 
-	char req[80] = {0}, rep[24];
+	char req[ECHO_REQUEST] = {0}, rep[ECHO_REPLY];
 	for (long r = 0; r < rounds; r++) {
 		double t[3] = {0, 0, 0};
 		for (int k = 0; k < 3; k++) {
@@ -126,8 +117,8 @@ int main(int argc, char **argv)
 					name(p, sizeof(p), dir, i);
 					if (stat(p, &st) != 0)
 						die("stat");
-				} else if (!raw_io(sv[0], req, sizeof(req), 0) ||
-					   !raw_io(sv[0], rep, sizeof(rep), 1)) {
+				} else if (!raw_io(efd, req, sizeof(req), 0) ||
+					   !raw_io(efd, rep, sizeof(rep), 1)) {
 					die("echo");
 				}
 			}
@@ -135,7 +126,7 @@ int main(int argc, char **argv)
 		}
 		printf("%ld %.1f %.1f %.1f\n", r, t[0], t[1], t[2]);
 	}
-	close(sv[0]);
+	close(efd);
 	waitpid(pid, NULL, 0);
 	return 0;
 }

@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "echo.h"
+
 #define NPATHS 256
 #define ROUNDS 5
 
@@ -166,54 +168,25 @@ static double bench_exec(int spawns)
 	return r[ROUNDS / 2];
 }
 
-static void full_io(int fd, void *buf, size_t n, bool rd)
-{
-	size_t done = 0;
-	while (done < n) {
-		ssize_t r = rd ? read(fd, (char *)buf + done, n - done)
-			       : write(fd, (const char *)buf + done, n - done);
-		if (r <= 0)
-			die(rd ? "socket read" : "socket write");
-		done += (size_t)r;
-	}
-}
-
 static void bench_socket_rtt(long iters)
 {
-	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-		die("socketpair");
-	pid_t pid = fork();
+	int fd;
+	pid_t pid = echo_start(&fd);
 	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		char buf[80];
-		close(sv[0]);
-		for (;;) {
-			size_t got = 0;
-			while (got < sizeof(buf)) {
-				ssize_t r = read(sv[1], buf + got, sizeof(buf) - got);
-				if (r <= 0)
-					_exit(0);
-				got += (size_t)r;
-			}
-			full_io(sv[1], buf, 24, false);
-		}
-	}
-	close(sv[1]);
-	char req[80] = {0}, rep[24];
+		die("echo process");
+	char req[ECHO_REQUEST] = {0}, rep[ECHO_REPLY];
 	double w[ROUNDS], c[ROUNDS];
 	long per = iters / 10 > 100 ? iters / 10 : 100;
 	for (int k = 0; k < ROUNDS; k++) {
 		double t0 = now_ns(), c0 = cpu_ns();
 		for (long n = 0; n < per; n++) {
-			full_io(sv[0], req, sizeof(req), false);
-			full_io(sv[0], rep, sizeof(rep), true);
+			if (!echo_io(fd, req, sizeof(req), 0) || !echo_io(fd, rep, sizeof(rep), 1))
+				die("socket round trip");
 		}
 		w[k] = (now_ns() - t0) / per;
 		c[k] = (cpu_ns() - c0) / per;
 	}
-	close(sv[0]);
+	close(fd);
 	waitpid(pid, NULL, 0);
 	qsort(w, ROUNDS, sizeof(w[0]), cmp_double);
 	qsort(c, ROUNDS, sizeof(c[0]), cmp_double);
