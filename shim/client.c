@@ -1,6 +1,5 @@
 /* shim/client.c - the shim's connection to sandtraced: connect, HELLO, records, requests, EXIT. */
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -20,54 +19,17 @@ static pid_t raw_getpid(void)
 	return (pid_t)ST_SYSCALL(SYS_getpid);
 }
 
-/* Was the connection made by this process (not inherited through a fork no
- * wrapper saw)?  A load of the canary page, or getpid where there is none. */
-static bool fd_owner(void)
-{
-	_Atomic uint32_t *canary = st__g.fd_canary;
-	if (canary != NULL)
-		return atomic_load_explicit(canary, memory_order_relaxed) == 1;
-	return st__g.fd_pid == raw_getpid();
-}
-
 /* Is fd still the socket we opened?  A program may have closed it and
  * reused the number (close loops, closefrom, dup2 onto it): then it is not
- * ours any more and must never be written to.  The program closes and
- * replaces descriptors through the close-family wrappers (and syscall()),
- * which mark the connection suspect when they name its number: only then
- * is it checked with fstat (no system call per request otherwise).  A raw
- * system call that closes it and a socket made at the same number before
- * the next request are what this cannot see (docs/INTERNALS.md). */
+ * ours any more and must never be written to. */
 static bool fd_is_ours(void)
 {
 	struct stat st;
-	if (st__g.fd < 0 || !fd_owner())
+	if (st__g.fd < 0 || st__g.fd_pid != raw_getpid())
 		return false;
-	if (!atomic_load_explicit(&st__g.fd_suspect, memory_order_relaxed))
-		return true;
-	/* cleared before the check: a close racing it marks it again */
-	atomic_store_explicit(&st__g.fd_suspect, false, memory_order_relaxed);
 	if (ST_SYSCALL(SYS_fstat, st__g.fd, &st) != 0)
 		return false;
 	return S_ISSOCK(st.st_mode) && st.st_dev == st__g.fd_dev && st.st_ino == st__g.fd_ino;
-}
-
-/* Make the canary page (once per image; a forked child inherits it zeroed). */
-static void canary_make(void)
-{
-	if (st__g.fd_canary != NULL)
-		return;
-#ifdef MADV_WIPEONFORK
-	void *p = (void *)ST_SYSCALL(SYS_mmap, NULL, 4096, PROT_READ | PROT_WRITE,
-				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return;
-	if (ST_SYSCALL(SYS_madvise, p, 4096, MADV_WIPEONFORK) != 0) {
-		ST_SYSCALL(SYS_munmap, p, 4096); /* before Linux 4.14: getpid */
-		return;
-	}
-	st__g.fd_canary = p;
-#endif
 }
 
 /* Move a new descriptor out of the low numbers programs use (>= 10; high
@@ -95,12 +57,12 @@ static bool conn_locked(void)
 		return false;
 	if (fd_is_ours())
 		return true;
-	if (st__g.fd >= 0 && !fd_owner()) {
+	if (st__g.fd >= 0 && st__g.fd_pid != raw_getpid()) {
 		/* inherited through a fork the shim did not see (raw clone):
 		 * the number is a copy of the parent's socket, still ours */
 		ST_SYSCALL(SYS_close, st__g.fd);
 	}
-	__atomic_store_n(&st__g.fd, -1, __ATOMIC_RELAXED);
+	st__g.fd = -1;
 	if (st__g.daemon_lost)
 		return false;
 	int fd = (int)ST_SYSCALL(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -122,11 +84,7 @@ static bool conn_locked(void)
 	fd = move_high(fd);
 	struct stat st;
 	ST_SYSCALL(SYS_fstat, fd, &st);
-	canary_make();
-	if (st__g.fd_canary != NULL)
-		atomic_store_explicit(st__g.fd_canary, 1, memory_order_relaxed);
-	atomic_store_explicit(&st__g.fd_suspect, false, memory_order_relaxed);
-	__atomic_store_n(&st__g.fd, fd, __ATOMIC_RELAXED);
+	st__g.fd = fd;
 	st__g.fd_pid = raw_getpid();
 	st__g.fd_dev = st.st_dev;
 	st__g.fd_ino = st.st_ino;
@@ -138,7 +96,7 @@ static void lost_locked(void)
 {
 	if (st__g.fd >= 0 && fd_is_ours())
 		ST_SYSCALL(SYS_close, st__g.fd);
-	__atomic_store_n(&st__g.fd, -1, __ATOMIC_RELAXED);
+	st__g.fd = -1;
 	st__g.daemon_lost = true;
 }
 
@@ -257,31 +215,6 @@ void st__log_seal(struct st_tls *t)
 		t->chunk = 0;
 }
 
-/* This image's program as the exec wrapper that made it said
- * (SANDTRACE_EXE, common.h), into exe (cap bytes); its length, or 0 when
- * there is none or it is not this image's: its execfn must be the one the
- * kernel gave this image (AT_EXECFN), else it is a stale value inherited
- * through an exec no wrapper saw.  Not in a vfork child (its environ is its
- * parent's). */
-static ssize_t exe_from_env(char *exe, size_t cap)
-{
-	const char *v = st__vchild ? NULL : st__env_get(SANDTRACE_ENV_EXE);
-	const char *fn = (const char *)getauxval(AT_EXECFN);
-	if (!v || !fn)
-		return 0;
-	size_t fl = 0;
-	while (*v >= '0' && *v <= '9' && fl <= PATH_MAX)
-		fl = fl * 10 + (size_t)(*v++ - '0');
-	if (*v++ != ':' || strnlen(v, fl) != fl || strncmp(v, fn, fl) != 0 || fn[fl] != 0)
-		return 0;
-	v += fl;
-	size_t n = strlen(v);
-	if (n == 0 || n >= cap || v[0] != '/')
-		return 0;
-	memcpy(exe, v, n);
-	return (ssize_t)n;
-}
-
 /* HELLO without a system call but readlink: argv as the constructor got it.
  * ppid > 0: a forked child's, whose parent (ppid) and executable (the
  * parent's, kept in st__g.exe) are known without asking the kernel. */
@@ -307,9 +240,7 @@ bool st__log_hello_as(int32_t ppid)
 		n = st__g.exe_len;
 		memcpy(exe, st__g.exe, (size_t)n);
 	} else {
-		n = exe_from_env(exe, PATH_MAX);
-		if (n <= 0)
-			n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, PATH_MAX);
+		n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, PATH_MAX);
 		if (n > 0 && (size_t)n <= sizeof(st__g.exe) && !st__vchild) {
 			memcpy(st__g.exe, exe, (size_t)n);
 			st__g.exe_len = (uint16_t)n;

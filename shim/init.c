@@ -115,7 +115,7 @@ void *st__resolve(_Atomic(void *) *slot, const char *name)
 /* getenv without locale or allocation, usable before libc finished its
  * own initialisation (environ is set by the loader before any constructor). */
 extern char **environ;
-const char *st__env_get(const char *name)
+static const char *env_get(const char *name)
 {
 	size_t n = strlen(name);
 	if (!environ)
@@ -131,7 +131,7 @@ const char *st__env_get(const char *name)
  * at the copy; a longer value is ignored (*dst stays ""). */
 static void copy_env(const char **dst, size_t max, const char *name)
 {
-	const char *v = st__env_get(name);
+	const char *v = env_get(name);
 	if (!v)
 		return;
 	size_t n = strlen(v);
@@ -203,7 +203,7 @@ void st__init(void)
 	copy_env(&st__g.lib_path, PATH_MAX, SANDTRACE_ENV_LIB);
 	copy_env(&st__g.audit_path, PATH_MAX, SANDTRACE_ENV_AUDIT);
 	st__g.audit = st__g.audit_path[0] != 0;
-	const char *f = st__env_get(SANDTRACE_ENV_FLAGS);
+	const char *f = env_get(SANDTRACE_ENV_FLAGS);
 	st__g.flags = f ? st__parse_uint(f) : 0;
 	st__g.launcher = (st__g.flags & SANDTRACE_F_LAUNCHER) != 0;
 	st__g.flags &= ~SANDTRACE_F_LAUNCHER; /* what is re-injected at exec */
@@ -243,7 +243,7 @@ void st__after_fork_child(void)
 	st__g.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 	if (st__g.fd >= 0) /* the parent's connection: ours to close */
 		ST_SYSCALL(SYS_close, st__g.fd);
-	__atomic_store_n(&st__g.fd, -1, __ATOMIC_RELAXED);
+	st__g.fd = -1;
 	st__g.fd_pid = 0;
 	st__g.pid = (int32_t)ST_SYSCALL(SYS_getpid);
 	st__g.hello_logged = false;

@@ -120,21 +120,12 @@ struct st_state {
 	_Atomic bool policy_asks;     /* some rule (or the default) is ask: a daemon answer */
 	_Atomic uint64_t policy_gen;  /* the arena generation policy was read at */
 	int arena_err;                /* why the arena could not be mapped (-errno) */
-	/* the connection to the daemon (guarded by lock; fd is also read,
-	 * relaxed, by the close-family wrappers) */
+	/* the connection to the daemon (guarded by lock) */
 	pthread_mutex_t lock;
 	int fd;
 	pid_t fd_pid;
 	dev_t fd_dev;
 	ino_t fd_ino;
-	/* 1 in the process that connected; a private page the kernel zeroes
-	 * in a forked child (MADV_WIPEONFORK), so that a fork no wrapper saw
-	 * (a raw clone) is noticed without a getpid per request.  NULL where
-	 * the kernel lacks it: fd_pid is then checked against getpid. */
-	_Atomic uint32_t *fd_canary;
-	/* a close, dup2, dup3, close_range or closefrom of the program's may
-	 * have closed or replaced fd: the next request checks it with fstat */
-	_Atomic bool fd_suspect;
 	bool daemon_lost;
 	uint32_t seq;
 	/* per-process statistics (relaxed atomics) */
@@ -203,27 +194,6 @@ extern __thread struct st_vfork st__vf;
 int st__vfork_begin(void);
 long st__vfork_end(long r);
 pid_t st__fork(void);
-
-/*
- * st__fd_touched - the program closes or replaces descriptors lo..hi
- * (inclusive): when the connection's descriptor is among them, the next
- * request checks it (fd_suspect).  Called by the close-family wrappers before
- * the real call; one relaxed load when it is not.  Async-signal-safe.
- */
-static inline void st__fd_touched(long lo, long hi)
-{
-	int fd = __atomic_load_n(&st__g.fd, __ATOMIC_RELAXED);
-	if (fd >= 0 && fd >= lo && fd <= hi)
-		atomic_store_explicit(&st__g.fd_suspect, true, memory_order_relaxed);
-}
-
-/*
- * st__env_get - the value of environment variable name in environ, or NULL:
- * getenv without locale or allocation, usable before libc finished its own
- * initialisation (the loader sets environ before any constructor runs).
- * Not thread-safe against a concurrent setenv (as getenv).
- */
-const char *st__env_get(const char *name);
 
 /* The calling process's pid: st__g.pid, or the kernel's in a vfork child. */
 static inline int32_t st__pid(void)

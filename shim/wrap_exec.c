@@ -39,7 +39,6 @@ static bool is_our_var(const char *e)
 	return has_prefix(e, "LD_PRELOAD=") || has_prefix(e, "SANDTRACE_SOCKET=") ||
 	       has_prefix(e, "SANDTRACE_ARENA=") || has_prefix(e, "SANDTRACE_LIB=") ||
 	       has_prefix(e, "SANDTRACE_FLAGS=") || has_prefix(e, "SANDTRACE_AUDIT=") ||
-	       has_prefix(e, SANDTRACE_ENV_EXE "=") ||
 	       (st__g.audit && has_prefix(e, "LD_AUDIT="));
 }
 
@@ -137,7 +136,7 @@ static bool env_nested(char *const envp[], size_t n, struct st_env *out)
  * In a vfork child the buffer is in the parent's memory, which is fine: the
  * slot is free in the parent too (it was not inside the shim at vfork). */
 static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, char *buf,
-		    size_t cap, const char *exe_var)
+		    size_t cap)
 {
 	size_t n = 0, bytes = 0;
 	const char *preload = NULL, *audit = NULL;
@@ -160,8 +159,7 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, c
 	/* exactly what is written below (each list entry adds at most its
 	 * length and a ':'), plus slack */
 	size_t lib = strlen(st__g.lib_path), aud = strlen(st__g.audit_path);
-	bytes = (n + 9) * sizeof(char *) + (exe_var ? strlen(exe_var) + 1 : 0) +
-		(11 + lib + (preload ? strlen(preload) + 1 : 0) + 1) +
+	bytes = (n + 8) * sizeof(char *) + (11 + lib + (preload ? strlen(preload) + 1 : 0) + 1) +
 		(9 + aud + (audit ? strlen(audit) + 1 : 0) + 1) + (16 + aud + 1) +
 		(17 + strlen(st__g.socket_path) + 1) + (16 + strlen(st__g.arena_name) + 1) +
 		(14 + lib + 1) + (16 + 10 + 1) + 64;
@@ -174,7 +172,7 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, c
 			return false;
 	}
 	char **v = m;
-	char *w = (char *)m + (n + 9) * sizeof(char *);
+	char *w = (char *)m + (n + 8) * sizeof(char *);
 	size_t k = 0;
 	v[k++] = put_list(&w, "LD_PRELOAD=", with_preload ? st__g.lib_path : "", preload);
 	w++;
@@ -187,8 +185,6 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, c
 	v[k++] = put(&w, "SANDTRACE_ARENA="), put(&w, st__g.arena_name), w++;
 	v[k++] = put(&w, "SANDTRACE_LIB="), put(&w, st__g.lib_path), w++;
 	v[k++] = put(&w, "SANDTRACE_FLAGS="), put_u(&w, st__g.flags), w++;
-	if (exe_var)
-		v[k++] = put(&w, exe_var), w++;
 	for (size_t i = 0; i < n; i++)
 		if (!is_our_var(envp[i]))
 			v[k++] = envp[i];
@@ -262,10 +258,9 @@ static int probe_open(int dirfd, const char *path)
  * execute-only, say) is taken as followable.  System calls: getresuid,
  * getresgid, fstat, fgetxattr, one pread of the head (more only for
  * program headers or notes past its first PROBE_HEAD bytes). */
-static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf)
+static unsigned probe_exec(int fd, char *interp, size_t icap)
 {
 	interp[0] = 0;
-	*elf = false;
 	if (fd < 0)
 		return 0;
 	unsigned why = 0;
@@ -332,8 +327,6 @@ static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf)
 			why = SANDTRACE_UNTRACED_STATIC;
 		else if (whole && is_go)
 			why = SANDTRACE_UNTRACED_GO;
-		else if (whole)
-			*elf = true; /* a dynamic program: the kernel's exe is this file */
 	}
 	return why;
 }
@@ -345,12 +338,11 @@ static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf)
  * fd; -1: could not be opened; PROBE_OPEN_HERE: open it by its absolute
  * name), its #! interpreter, and whether the preload can follow it.  a has
  * passed st__pre. */
-static unsigned note_exec(struct st_acc *a, int fd, bool *elf)
+static unsigned note_exec(struct st_acc *a, int fd)
 {
 	char interp[PATH_MAX];
 	const char *path = a->resolved ? a->rpath : a->abs;
 	interp[0] = 0;
-	*elf = false;
 	int own = -1;
 	if (fd == PROBE_OPEN_HERE && path && !a->skip) {
 		fd = own = probe_open(AT_FDCWD, path);
@@ -360,7 +352,7 @@ static unsigned note_exec(struct st_acc *a, int fd, bool *elf)
 			return 0;
 		}
 	}
-	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, sizeof(interp), elf) : 0;
+	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, sizeof(interp)) : 0;
 	if (own >= 0)
 		ST_SYSCALL(SYS_close, own);
 	if (why) {
@@ -391,33 +383,6 @@ static void record_exec_enoent(int dirfd, const char *path)
 }
 
 /* execve on a path as the kernel would: check, report, re-inject, exec. */
-/*
- * The new image's SANDTRACE_EXE (common.h) in buf, or NULL: only for a
- * dynamic ELF program (a #! script's image is its interpreter's) named by an
- * absolute execfn, whose resolved path is known.  Spares every exec'd
- * process a readlink of /proc/self/exe (tens of microseconds: procfs makes
- * the process's directory on first use).
- */
-static const char *exe_var(char *buf, size_t cap, const char *execfn, const struct st_acc *a,
-			   bool elf)
-{
-	if (!elf || !execfn || execfn[0] != '/' || !a->resolved || a->skip || !a->rpath ||
-	    a->rpath[0] != '/')
-		return NULL;
-	size_t fl = strlen(execfn);
-	if (sizeof(SANDTRACE_ENV_EXE) + 12 + fl + a->rpath_len + 1 > cap || fl > UINT32_MAX)
-		return NULL;
-	char *w = buf;
-	put(&w, SANDTRACE_ENV_EXE "=");
-	put_u(&w, (unsigned)fl);
-	*w++ = ':';
-	memcpy(w, execfn, fl);
-	w += fl;
-	memcpy(w, a->rpath, a->rpath_len);
-	w[a->rpath_len] = 0;
-	return buf;
-}
-
 static int exec_checked(int dirfd, const char *path, char *const argv[], char *const envp[],
 			int flags, bool fexec)
 {
@@ -433,9 +398,6 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	/* nothing there (a PATH probe, say): not an exec to judge, so never a
 	 * violation; the real call fails and the miss is recorded as a lookup */
 	unsigned why = 0;
-	bool elf = false;
-	char exev[2 * PATH_MAX + 40];
-	const char *ev = NULL;
 	/* one open both tells a missing file and is what probe_exec reads */
 	int fd = a->empty_path || !path ? PROBE_OPEN_HERE : probe_open(dirfd, path);
 	bool absent = fd < 0 && !a->empty_path && path && (errno == ENOENT || errno == ENOTDIR);
@@ -443,10 +405,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	if (absent)
 		st__acc_done(a);
 	else if ((e = st__pre(a)) == 0)
-		why = note_exec(a, fd, &elf);
-	/* the kernel's AT_EXECFN is path only for a plain execve */
-	if (e == 0 && !absent && !fexec && dirfd == AT_FDCWD && !flags)
-		ev = exe_var(exev, sizeof(exev), path, a, elf);
+		why = note_exec(a, fd);
 	if (fd >= 0)
 		ST_SYSCALL(SYS_close, fd);
 	if (e) {
@@ -459,7 +418,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	}
 	struct st_env env;
 	/* the exec's access (slot 0) is done: its path buffer holds the environment */
-	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, a->absbuf, sizeof(a->absbuf), ev);
+	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, a->absbuf, sizeof(a->absbuf));
 	if (st__vchild) { /* if the exec succeeds, the parent unmaps it */
 		st__vf.map = env.map;
 		st__vf.maplen = env.maplen;
@@ -684,9 +643,6 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 			      : REAL(posix_spawn)(pid, file, fa, attr, argv, envp);
 	int r;
 	unsigned why = 0;
-	bool elf = false;
-	char exev[2 * PATH_MAX + 40];
-	const char *ev = NULL;
 	if (file && (!search || spawn_find(file, found, sizeof(found)))) {
 		struct st_acc *a = &st__tls_acc[0];
 		st__acc_init(a, AT_FDCWD, search ? found : file, K_X, false);
@@ -696,10 +652,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 			errno = c.saved_errno;
 			return e; /* posix_spawn returns the error number */
 		}
-		why = note_exec(a, PROBE_OPEN_HERE, &elf);
-		/* the child's execve gets file, or (posix_spawnp) the PATH entry
-		 * spawn_find found first, as glibc's search tries them in order */
-		ev = exe_var(exev, sizeof(exev), search ? found : file, a, elf);
+		why = note_exec(a, PROBE_OPEN_HERE);
 		if (a->refuse) { /* --verify --fence: the program failed verification */
 			st__leave(&c);
 			errno = c.saved_errno;
@@ -708,7 +661,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	}
 	struct st_env env;
 	struct st_acc *slot = &st__tls_acc[0]; /* done with (or never used) */
-	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, slot->absbuf, sizeof(slot->absbuf), ev);
+	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, slot->absbuf, sizeof(slot->absbuf));
 	errno = c.saved_errno;
 	r = ST_FORWARD(search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env.envp)
 			      : REAL(posix_spawn)(pid, file, fa, attr, argv, env.envp));
@@ -891,7 +844,7 @@ static char **swap_environ(struct st_env *env)
 	for (char **e = environ; e && *e; e++)
 		if (has_prefix(*e, "LD_PRELOAD=") && strstr(*e, st__g.lib_path))
 			ok = true;
-	if (ok || !env_fix(environ, env, true, NULL, 0, NULL)) {
+	if (ok || !env_fix(environ, env, true, NULL, 0)) {
 		env->map = NULL;
 		return NULL;
 	}

@@ -1,6 +1,5 @@
 /* shim/wrap_fs.c - wrappers of the file-system calls that take a path (open, stat, access, links, namespace, metadata). */
 #include <stdarg.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1013,38 +1012,6 @@ EXPORT int fchdir(int fd)
 	if (r == 0)
 		st__cwd_invalidate();
 	return r;
-}
-/*
- * The close family: what the program closes or replaces is its business and
- * goes through untouched; when the descriptors named include the shim's
- * connection to the daemon, the next request checks that connection
- * (st__fd_touched) instead of every request paying an fstat.
- */
-EXPORT int close(int fd)
-{
-	st__fd_touched(fd, fd);
-	return REAL(close)(fd);
-}
-EXPORT int dup2(int oldfd, int newfd)
-{
-	st__fd_touched(newfd, newfd);
-	return REAL(dup2)(oldfd, newfd);
-}
-EXPORT int dup3(int oldfd, int newfd, int flags)
-{
-	st__fd_touched(newfd, newfd);
-	return REAL(dup3)(oldfd, newfd, flags);
-}
-EXPORT int close_range(unsigned int first, unsigned int last, int flags)
-{
-	if (!(flags & CLOSE_RANGE_CLOEXEC)) /* only marks them close-on-exec */
-		st__fd_touched(first, last);
-	return REAL(close_range)(first, last, flags);
-}
-EXPORT void closefrom(int lowfd)
-{
-	st__fd_touched(lowfd, INT_MAX);
-	REAL(closefrom)(lowfd);
 }
 /* chroot: a lookup of the new root.  The connection to the daemon is made
  * before it, while the socket's path still leads there. */

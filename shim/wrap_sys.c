@@ -219,26 +219,7 @@ EXPORT long syscall(long nr, ...)
 		return execve(P(a1), (char *const *)a2, (char *const *)a3);
 	case SYS_execveat:
 		return execveat(I(a1), P(a2), (char *const *)a3, (char *const *)a4, I(a5));
-	/* descriptors closed or replaced: passed on as they are (st__fd_touched) */
-	case SYS_close:
-		st__fd_touched(I(a1), I(a1));
-		break;
-#ifdef SYS_dup2
-	case SYS_dup2:
-		st__fd_touched(I(a2), I(a2));
-		break;
-#endif
-	case SYS_dup3:
-		st__fd_touched(I(a2), I(a2));
-		break;
-#ifdef SYS_close_range
-	case SYS_close_range:
-		if (!((unsigned)a3 & CLOSE_RANGE_CLOEXEC))
-			st__fd_touched((unsigned)a1, (unsigned)a2);
-		break;
-#endif
 	default:
-		break;
+		return REAL(syscall)(nr, a1, a2, a3, a4, a5, a6);
 	}
-	return REAL(syscall)(nr, a1, a2, a3, a4, a5, a6);
 }

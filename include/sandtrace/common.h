@@ -81,10 +81,6 @@ enum sandtrace_run_flags {
 #define SANDTRACE_ENV_LIB "SANDTRACE_LIB"       /* absolute path of libsandtrace.so */
 #define SANDTRACE_ENV_FLAGS "SANDTRACE_FLAGS"   /* decimal enum sandtrace_run_flags */
 #define SANDTRACE_ENV_AUDIT "SANDTRACE_AUDIT"   /* absolute path of the LD_AUDIT library, optional */
-/* set by the shim's exec wrappers for the image they exec: "<L>:<execfn><exe>", execfn (L
- * bytes) the absolute name passed to execve, exe the program's resolved path; the new
- * image takes exe as its own when execfn equals its AT_EXECFN (else it asks the kernel) */
-#define SANDTRACE_ENV_EXE "SANDTRACE_EXE"
 
 /* Exit code of `sandtrace run --strict` when the trace found problems. */
 #define SANDTRACE_EXIT_STRICT 121

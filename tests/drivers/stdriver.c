@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -39,16 +41,43 @@ extern char **environ;
  *     another process changed meanwhile must be seen); give TRIGGER relative: its polling
  *     then stays out of the memo (absolute paths only)
  *   stat-wait PATH TRIGGER: the same with stat
- *   exec-forged-exe PROG: execve PROG (absolute) through libc with SANDTRACE_EXE in its
- *     environment claiming PROG is /forged/PROG (the wrapper must replace it)
- *   rawexec-stale-exe PROG: execve PROG by an inline system call (no wrapper sees it) with
- *     a SANDTRACE_EXE left from another exec (its execfn is not PROG: the image must not
- *     take it)
+ *   fdopen-conn PATH: stat PATH (under --no-cache that connects the shim, at descriptor
+ *     900), then close 900 inside libc (fclose of an fdopen: no close() call the shim
+ *     sees), put a socket of the program's at 900 and stat PATH-after; "ok" when the stat
+ *     succeeded and not one byte reached the program's socket ("leaked N" otherwise,
+ *     "hang" when the stat did not return in 10 s)
+ *   rawclose-conn PATH: stat PATH, close 900 by an inline system call, then stat
+ *     PATH-after-0 .. PATH-after-19 (each must still be recorded)
+ *   clone-vm PATH, clone-files PATH: a child made by clone(2) with CLONE_VM (its own stack)
+ *     or CLONE_FILES stats PATH-child-<its pid>, then the parent stats PATH-parent-<its
+ *     pid>, three times each ("ok" when every child ran; the names need not exist): each
+ *     access must carry the pid its name says
  *   rawfork-stat PATH: stat PATH, then a child made by a raw clone system call (no fork
  *     wrapper sees it) stats PATH-child and prints its pid; the parent waits and stats
  *     PATH-after.  Under --no-cache every stat is a request on the shim's socket: the child
  *     must not use its parent's connection (its access would be the parent's, and the two
  *     would read each other's answers) */
+static void on_hang(int sig)
+{
+	(void)sig;
+	static const char m[] = "hang\n";
+	if (write(1, m, sizeof(m) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+/* clone-vm, clone-files: the child's stat, named by its pid */
+static const char *clone_path;
+static int clone_child(void *arg)
+{
+	(void)arg;
+	char q[4096];
+	struct stat st;
+	snprintf(q, sizeof(q), "%s-child-%ld", clone_path, (long)syscall(SYS_getpid));
+	stat(q, &st); /* found or not: either is an access of this pid's */
+	return 0;
+}
+
 static void report(int r)
 {
 	if (r >= 0) {
@@ -151,26 +180,59 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "exec")) {
 		execl(p, p, (char *)NULL);
 		r = -1;
-	} else if (!strcmp(c, "exec-forged-exe") || !strcmp(c, "rawexec-stale-exe")) {
-		static char var[8192];
-		bool raw = c[0] == 'r';
-		const char *fn = raw ? "/usr/bin/stale-name" : p;
-		snprintf(var, sizeof(var), "SANDTRACE_EXE=%zu:%s/forged%s", strlen(fn), fn, p);
-		size_t n = 0;
-		while (environ[n])
-			n++;
-		char **env = calloc(n + 2, sizeof(char *));
-		size_t k = 0;
-		for (size_t i = 0; i < n; i++) /* the one this image got: replaced by var */
-			if (strncmp(environ[i], "SANDTRACE_EXE=", 14) != 0)
-				env[k++] = environ[i];
-		env[k] = var;
-		char *argv1[] = {(char *)p, NULL};
-		if (raw)
-			st__sys6(SYS_execve, (long)p, (long)argv1, (long)env, 0, 0, 0);
-		else
-			execve(p, argv1, env);
-		r = -1;
+	} else if (!strcmp(c, "fdopen-conn")) {
+		struct stat st;
+		char q[4096];
+		r = stat(p, &st);
+		if (r == 0 && (fstat(900, &st) != 0 || !S_ISSOCK(st.st_mode))) {
+			puts("no connection at 900");
+			return 1;
+		}
+		FILE *f = fdopen(900, "r");
+		if (f)
+			fclose(f); /* closes 900 inside libc */
+		int sv[2];
+		if (r == 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0 &&
+		    fcntl(sv[0], F_DUPFD_CLOEXEC, 900) == 900) {
+			signal(SIGALRM, on_hang);
+			alarm(10);
+			snprintf(q, sizeof(q), "%s-after", p);
+			r = stat(q, &st);
+			alarm(0);
+			char b[256];
+			ssize_t n = recv(sv[1], b, sizeof(b), MSG_DONTWAIT);
+			if (n > 0) {
+				printf("leaked %zd\n", n);
+				return 1;
+			}
+		}
+	} else if (!strcmp(c, "rawclose-conn")) {
+		struct stat st;
+		char q[4096];
+		r = stat(p, &st);
+		st__sys6(SYS_close, 900, 0, 0, 0, 0, 0);
+		for (int i = 0; r == 0 && i < 20; i++) {
+			snprintf(q, sizeof(q), "%s-after-%d", p, i);
+			r = stat(q, &st);
+		}
+	} else if (!strcmp(c, "clone-vm") || !strcmp(c, "clone-files")) {
+		static char stack[256 * 1024];
+		clone_path = p;
+		int flags = (c[6] == 'v' ? CLONE_VM : CLONE_FILES) | SIGCHLD;
+		r = 0;
+		for (int i = 0; r == 0 && i < 3; i++) {
+			int ws;
+			pid_t pid = clone(clone_child, stack + sizeof(stack), flags, NULL);
+			if (pid < 0 || waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws) ||
+			    WEXITSTATUS(ws) != 0) {
+				r = (errno = ECHILD, -1);
+				break;
+			}
+			char q[4096];
+			struct stat st;
+			snprintf(q, sizeof(q), "%s-parent-%ld", p, (long)syscall(SYS_getpid));
+			stat(q, &st);
+		}
 	} else if (!strcmp(c, "rawfork-stat")) {
 		struct stat st;
 		char q[4096];
