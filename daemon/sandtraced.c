@@ -65,6 +65,10 @@ struct image {
 	bool traced;
 	unsigned why;
 	bool argv_trunc, no_cache, execed;
+	/* ended by its parent's reap (EXIT with EF_CHILD), not its own EXIT;
+	 * reaped_at: that record's stamp (sandtrace_log_stamp), 0 unknown */
+	bool reaped;
+	uint32_t reaped_at;
 	bool have_counters;
 	uint64_t calls, hits, messages;
 };
@@ -120,6 +124,7 @@ struct daemon {
 	int64_t last_log_ns;
 	unsigned wakeups; /* busy wakeups of the event loop (check_parent) */
 	uint64_t log_seq_drained; /* the arena's log_seq when the log was last drained */
+	uint32_t cur_stamp;       /* the stamp of the record being dispatched (0: none) */
 	char arena_name[SANDTRACE_ARENA_NAME_MAX];
 	bool have_arena, arena_full_logged;
 	struct st__policy policy;
@@ -471,11 +476,39 @@ static int on_HELLO(struct daemon *d, struct client *c, const struct sandtrace_f
 	    im->argv_len == v.h.argv_len && memcmp(im->exe, v.exe, v.h.exe_len) == 0 &&
 	    memcmp(im->argv, v.argv, v.h.argv_len) == 0)
 		return 0; /* the same image reconnecting (its socket was closed or lost) */
+	/*
+	 * The pid's last image was ended by its parent's reap, and this HELLO
+	 * is its exec'd successor's, dispatched after the reap (it came by
+	 * another connection, or the log, read later): the reap's status is
+	 * this image's.  Told apart from a new process that reuses the pid by
+	 * the stamps (the HELLO was sent before the reap), or, without them (no
+	 * arena), by the same parent.
+	 */
+	bool successor = false;
+	int32_t reaped_status = 0;
+	uint32_t reaped_at = 0;
+	if (im != NULL && im->hello && im->exited && im->reaped) {
+		successor = im->reaped_at != 0 && d->cur_stamp != 0
+				? (int32_t)(im->reaped_at - d->cur_stamp) > 0
+				: im->ppid == v.h.ppid;
+		if (successor) {
+			reaped_status = im->exit_status;
+			reaped_at = im->reaped_at;
+			im->exited = false; /* image_new marks it execed */
+			im->reaped = false;
+		}
+	}
 	if (im == NULL || im->hello || im->exited)
 		im = image_new(d, pid);
 	if (im == NULL) {
 		internal_error(d, "HELLO", -ENOMEM);
 		return 0;
+	}
+	if (successor) {
+		im->exited = true;
+		im->exit_status = reaped_status;
+		im->reaped = true;
+		im->reaped_at = reaped_at;
 	}
 	free(im->exe);
 	free(im->argv);
@@ -720,6 +753,8 @@ static int on_EXIT(struct daemon *d, struct client *c, const struct sandtrace_fr
 			ch->exit_status = WIFEXITED(st)	    ? WEXITSTATUS(st)
 					  : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
 							    : -1;
+			ch->reaped = true;
+			ch->reaped_at = d->cur_stamp;
 		}
 		return 0;
 	}
@@ -735,6 +770,7 @@ static int on_EXIT(struct daemon *d, struct client *c, const struct sandtrace_fr
 	if (e.status != -1) {
 		im->exited = true;
 		im->exit_status = e.status;
+		im->reaped = false;
 	}
 	/* Kept per image, not added: a second EXIT (another thread) must not count twice. */
 	im->have_counters = true;
@@ -800,6 +836,7 @@ static void client_drop(struct daemon *d, struct client *c, const char *what, in
 }
 
 static void drain_log(struct daemon *d, bool force);
+static int on_log_entry(void *ctx, const struct sandtrace_log_entry *e, const uint8_t *payload);
 
 /* Is this frame a record (HELLO, EXIT, an ACCESS that asks for no answer)?
  * The only frames the record log may hold; by the socket, the ones the log
@@ -827,6 +864,30 @@ static void drain_log_if_new(struct daemon *d)
 					    memory_order_acquire);
 	if (seq != d->log_seq_drained || d->logr.entries < d->log_seq_drained)
 		drain_log(d, true);
+}
+
+/*
+ * Before a record from a socket: the log entries that were there before it
+ * was sent.  Its frame's seq is the sender's record stamp
+ * (sandtrace_log_stamp): exactly the entries below it are delivered, and
+ * those appended after the send stay for later (a parent's reaping of a
+ * child logged after the child's last records came by the socket must not
+ * be dispatched before them).  A record without a stamp (its sender has no
+ * arena) takes everything the log holds first.
+ */
+static void order_record(struct daemon *d, uint32_t stamp)
+{
+	if (!d->have_arena)
+		return;
+	if (stamp == 0) {
+		drain_log_if_new(d);
+		return;
+	}
+	long n = sandtrace_log_drain_before(&d->arena, &d->logr, on_log_entry, d, stamp);
+	if (n < 0)
+		internal_error(d, "draining the record log", (int)n);
+	else if (n > 0)
+		d->report_dirty = true;
 }
 
 /* Dispatch every whole frame in the buffer; returns 0 or a negative errno (client to drop). */
@@ -868,8 +929,10 @@ static int client_consume(struct daemon *d, struct client *c, const char **what)
 		 * was written before this message was sent, so take it first, or
 		 * an exec'd image's HELLO and EXIT would be dispatched before its
 		 * predecessor's and the records pinned on the wrong program */
-		if (frame_is_record(&f, c->buf + c->off + sizeof(f)))
-			drain_log_if_new(d);
+		bool record = frame_is_record(&f, c->buf + c->off + sizeof(f));
+		if (record)
+			order_record(d, f.seq);
+		d->cur_stamp = record ? f.seq : 0;
 		rc = dispatch[f.type](d, c, &f, c->buf + c->off + sizeof(f));
 		if (rc < 0) {
 			*what = sandtrace_proto_msg_name(f.type);
@@ -1016,6 +1079,7 @@ static int on_log_entry(void *ctx, const struct sandtrace_log_entry *e, const ui
 	}
 	struct client pc = {.fd = -1, .peer_pid = e->pid, .uid = (int64_t)e->frame.seq,
 			    .pid = e->pid, .hello = true};
+	d->cur_stamp = sandtrace_log_entry_stamp(e->seq);
 	if (dispatch[e->frame.type](d, &pc, &e->frame, payload) < 0)
 		d->logr.bad++;
 	return 0;
@@ -1027,6 +1091,28 @@ static int on_log_entry(void *ctx, const struct sandtrace_log_entry *e, const ui
  * at a time, the event loop answering its askers between slices (a drain of
  * 20 ms of a build's records in one go kept an ask waiting for milliseconds).
  */
+static void on_signal(struct daemon *d);
+
+/* One epoll event: the listening socket, the signal fd or a client. */
+static void on_event(struct daemon *d, void *p)
+{
+	if (p == &d->lfd)
+		accept_all(d);
+	else if (p == &d->sigfd)
+		on_signal(d);
+	else
+		client_read(d, p, READS_PER_WAKEUP);
+}
+
+/* Take what the sockets hold now, without waiting (one epoll_wait). */
+static void pump_sockets(struct daemon *d)
+{
+	struct epoll_event evs[128];
+	int n = epoll_wait(d->epfd, evs, 128, 0);
+	for (int i = 0; i < n; i++)
+		on_event(d, evs[i].data.ptr);
+}
+
 static void drain_log(struct daemon *d, bool force)
 {
 	if (!d->have_arena)
@@ -1042,10 +1128,18 @@ static void drain_log(struct daemon *d, bool force)
 		d->log_seq_drained = atomic_load_explicit(&sandtrace_arena_hdr(&d->arena)->log_seq,
 							  memory_order_acquire);
 	}
-	if (force)
+	if (force) {
 		n = sandtrace_log_drain(&d->arena, &d->logr, on_log_entry, d);
-	else
-		n = sandtrace_log_drain_some(&d->arena, &d->logr, on_log_entry, d, LOG_SLICE);
+	} else {
+		/* what the sockets hold now was sent before the entries just
+		 * collected were appended, or concurrently: dispatched first
+		 * (each record takes the entries below its stamp) */
+		n = sandtrace_log_collect(&d->arena, &d->logr);
+		if (n >= 0) {
+			pump_sockets(d);
+			n = sandtrace_log_drain_some(&d->arena, &d->logr, on_log_entry, d, LOG_SLICE);
+		}
+	}
 	if (n < 0)
 		internal_error(d, "draining the record log", (int)n);
 	else if (n > 0)
@@ -1116,15 +1210,8 @@ static void serve(struct daemon *d)
 			}
 			continue;
 		}
-		for (int i = 0; i < n; i++) {
-			void *p = evs[i].data.ptr;
-			if (p == &d->lfd)
-				accept_all(d);
-			else if (p == &d->sigfd)
-				on_signal(d);
-			else
-				client_read(d, p, READS_PER_WAKEUP);
-		}
+		for (int i = 0; i < n; i++)
+			on_event(d, evs[i].data.ptr);
 		drain_log(d, false);
 		if (d->reload_pending) {
 			d->reload_pending = false;

@@ -100,9 +100,15 @@ static void lost_locked(void)
 	st__g.daemon_lost = true;
 }
 
-static int send_locked(unsigned type, uint32_t flags, const struct iovec *iov, int n)
+/* Send one message.  A record (HELLO, EXIT, an ACCESS asking no answer)
+ * carries the record log's stamp in its seq (sandtrace_log_stamp, 0 without
+ * an arena): the daemon dispatches it after the log entries made before it
+ * was sent and before those made after; a request carries its own number,
+ * which its VERDICT echoes. */
+static int send_locked(unsigned type, uint32_t flags, const struct iovec *iov, int n, bool record)
 {
-	int r = sandtrace_proto_send(st__g.fd, type, ++st__g.seq, flags, iov, n);
+	uint32_t seq = !record ? ++st__g.seq : st__g.arena.base ? sandtrace_log_stamp(&st__g.arena) : 0;
+	int r = sandtrace_proto_send(st__g.fd, type, seq, flags, iov, n);
 	ST_COUNT(st__g.messages);
 	if (r < 0)
 		lost_locked();
@@ -141,7 +147,7 @@ static void send_hello_locked(void)
 		flags |= SANDTRACE_HF_THREAD; /* the image is known from the log */
 	h.argv_len = (uint32_t)alen;
 	struct iovec iov[3] = {{&h, sizeof(h)}, {exe, h.exe_len}, {argv, alen}};
-	send_locked(SANDTRACE_MSG_HELLO, flags, iov, 3);
+	send_locked(SANDTRACE_MSG_HELLO, flags, iov, 3, true);
 	if (argv)
 		munmap(argv, cap);
 }
@@ -291,7 +297,7 @@ int st__send_access(const struct sandtrace_access *acc, const char *path, size_t
 	}
 	pthread_mutex_lock(&st__g.lock);
 	if (conn_locked())
-		r = send_locked(SANDTRACE_MSG_ACCESS, 0, iov, path2 ? 3 : 2);
+		r = send_locked(SANDTRACE_MSG_ACCESS, 0, iov, path2 ? 3 : 2, true);
 	pthread_mutex_unlock(&st__g.lock);
 	errno = saved;
 	return r;
@@ -302,7 +308,7 @@ static int request(const struct iovec *iov, int n, struct sandtrace_verdict *v)
 {
 	int saved = errno, r = -EPIPE;
 	pthread_mutex_lock(&st__g.lock);
-	if (conn_locked() && (r = send_locked(SANDTRACE_MSG_ACCESS, 0, iov, n)) == 0) {
+	if (conn_locked() && (r = send_locked(SANDTRACE_MSG_ACCESS, 0, iov, n, false)) == 0) {
 		uint32_t want = st__g.seq;
 		struct sandtrace_frame f;
 		for (;;) {
@@ -370,7 +376,7 @@ void st__send_exit(int status, bool child, pid_t pid)
 	}
 	pthread_mutex_lock(&st__g.lock);
 	if (conn_locked())
-		send_locked(SANDTRACE_MSG_EXIT, child ? SANDTRACE_EF_CHILD : 0, iov, 1);
+		send_locked(SANDTRACE_MSG_EXIT, child ? SANDTRACE_EF_CHILD : 0, iov, 1, true);
 	pthread_mutex_unlock(&st__g.lock);
 	errno = saved;
 }

@@ -194,6 +194,42 @@ long sandtrace_log_drain_some(const struct sandtrace_arena *a, struct sandtrace_
 	return (long)deliver(r, fn, ctx, max, &stop);
 }
 
+long sandtrace_log_collect(const struct sandtrace_arena *a, struct sandtrace_log_reader *r)
+{
+	return sandtrace_log_pending(r) ? 0 : collect(a, r);
+}
+
+/* Does the next pending entry precede a record stamped stamp? */
+static bool before_stamp(const struct sandtrace_log_reader *r, uint32_t stamp)
+{
+	const struct pending *p = r->batch;
+	/* seq < log_seq at the stamp, modulo 2^32 */
+	return (int32_t)((uint32_t)(p[r->bnext].e->seq + 1) - stamp) < 0;
+}
+
+long sandtrace_log_drain_before(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
+				sandtrace_log_fn fn, void *ctx, uint32_t stamp)
+{
+	uint64_t k = 0;
+	for (int round = 0; round < 2; round++) {
+		while (sandtrace_log_pending(r) && before_stamp(r, stamp)) {
+			bool stop = false;
+			k += deliver(r, fn, ctx, 1, &stop);
+			if (stop)
+				return (long)k;
+		}
+		/* an entry at or above the stamp is next: the rest comes later */
+		if (sandtrace_log_pending(r) || round == 1)
+			break;
+		long n = collect(a, r);
+		if (n < 0)
+			return n;
+		if (n == 0)
+			break;
+	}
+	return (long)k;
+}
+
 long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
 			 sandtrace_log_fn fn, void *ctx)
 {

@@ -175,6 +175,50 @@ long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_r
 long sandtrace_log_drain_some(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
 			      sandtrace_log_fn fn, void *ctx, uint64_t max);
 
+/*
+ * sandtrace_log_stamp - what a writer that sends a record by the socket puts
+ * in its frame's seq (the record stamp): a seq of its own taken from log_seq
+ * as a log entry's is (fetch-and-add), low 32 bits + 1, never 0 (0: no
+ * stamp).  Log entries and socket records then share one order even when
+ * the log is full: every entry whose seq was taken before is below it, every
+ * entry or record made after the send is above it.  Async-signal-safe.
+ */
+static inline uint32_t sandtrace_log_stamp(const struct sandtrace_arena *a)
+{
+	/* acq_rel: after the entries this thread saw, before what follows the send */
+	uint32_t s = (uint32_t)(atomic_fetch_add_explicit(&sandtrace_arena_hdr(a)->log_seq, 1,
+							  memory_order_acq_rel) +
+				1);
+	return s ? s : 1;
+}
+
+/* The stamp of a log entry of seq (as sandtrace_log_stamp would give it). */
+static inline uint32_t sandtrace_log_entry_stamp(uint64_t seq)
+{
+	uint32_t s = (uint32_t)(seq + 1);
+	return s ? s : 1;
+}
+
+/*
+ * sandtrace_log_drain_before - deliver, in seq order, the entries whose seq
+ * is below the one a record stamp (sandtrace_log_stamp) was read at: what
+ * was already collected, then (once) a fresh collection; stops at the first
+ * entry at or above it, which stays pending.  So a record that came by a
+ * socket is dispatched after the log entries that were there before it was
+ * sent, and before those appended after.  Returns the number delivered or
+ * -ENOMEM.  Reader thread only.
+ */
+long sandtrace_log_drain_before(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
+				sandtrace_log_fn fn, void *ctx, uint32_t stamp);
+
+/*
+ * sandtrace_log_collect - when nothing is pending, take what was published
+ * since the last collection into the reader's batch (delivered by the
+ * drain functions).  Returns how many were taken (0 when some were still
+ * pending) or -ENOMEM.  Reader thread only.
+ */
+long sandtrace_log_collect(const struct sandtrace_arena *a, struct sandtrace_log_reader *r);
+
 /* sandtrace_log_pending - does the reader hold collected entries not delivered yet? */
 static inline bool sandtrace_log_pending(const struct sandtrace_log_reader *r)
 {

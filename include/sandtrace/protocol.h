@@ -51,7 +51,8 @@ struct sandtrace_frame {
 	uint8_t version;  /* SANDTRACE_PROTO_VERSION */
 	uint8_t type;     /* enum sandtrace_msg */
 	uint32_t len;     /* payload bytes that follow, <= SANDTRACE_MAX_PAYLOAD */
-	uint32_t seq;     /* chosen by the client; echoed in VERDICT */
+	uint32_t seq;     /* a request: chosen by the client, echoed in VERDICT; a record: the
+			   * record log stamp (sandtrace_log_stamp, log.h), or 0 */
 	uint32_t flags;   /* per type; 0 if unused */
 };
 _Static_assert(sizeof(struct sandtrace_frame) == 16, "frame header is 16 bytes");

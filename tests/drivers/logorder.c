@@ -59,8 +59,9 @@ int main(void)
 	hello_parts(&h, v, "/logorder/after", "after");
 	struct sandtrace_exit e = {.status = 7}; /* an image's own exit: the code */
 	struct iovec ev = {&e, sizeof(e)};
-	if (sandtrace_proto_send(fd, SANDTRACE_MSG_HELLO, 1, 0, v, 3) != 0 ||
-	    sandtrace_proto_send(fd, SANDTRACE_MSG_EXIT, 2, 0, &ev, 1) != 0)
+	/* records by the socket carry the log's stamp, as the shim's do */
+	if (sandtrace_proto_send(fd, SANDTRACE_MSG_HELLO, sandtrace_log_stamp(&a), 0, v, 3) != 0 ||
+	    sandtrace_proto_send(fd, SANDTRACE_MSG_EXIT, sandtrace_log_stamp(&a), 0, &ev, 1) != 0)
 		return 2;
 	st__sys6(SYS_close, fd, 0, 0, 0, 0, 0);
 	st__sys6(SYS_exit_group, 7, 0, 0, 0, 0, 0);

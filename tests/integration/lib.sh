@@ -4,6 +4,7 @@ B=$1; S=$2
 ST=$B/daemon/sandtrace
 DRV=$B/tests/drivers/stdriver
 LOGORDER=$B/tests/drivers/logorder
+CHAIN=$B/tests/drivers/chain
 W=$(mktemp -d /tmp/st-integ.XXXXXX)
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
 PASS=0; FAIL=0

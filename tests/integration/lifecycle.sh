@@ -165,4 +165,29 @@ ok = len(v) == 1 and [i["exe"] for i in v[0]][-2:] == ["/logorder/before", "/log
     and v[0][-2].get("execed") and v[0][-1].get("exit") == 7
 if not ok:
     sys.exit("images: %r" % [[(i["exe"], i.get("exit"), i.get("execed")) for i in x] for x in v])' "$R30"
+
+# ... and a reap: two drivers each run 150 exec chains (4 images, the last exits pid % 100)
+# in a 64K arena; the images' records come by their own connections, a driver's reap by its
+# own or the log, and a reap dispatched before the exec'd image's HELLO pinned the status on
+# the image before it as well (a newcomer's review: 8 of 600 chains).  Every pid: its four
+# images in order, the first three exec'd, the status on the last only.
+mkdir -p chains
+R31=$W/chains.jsonl
+CHAIN_DIR=$W/chains "$ST" run --arena-size 64K --report "$R31" -- \
+	sh -c "\"$CHAIN\" drive 150 & \"$CHAIN\" drive 150; wait" 2>/dev/null
+check "reaped exec chains in a full arena: images in order, the status on the last" python3 -c '
+import json, sys
+imgs = {}
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["type"] == "process" and r["argv"][1:2] and r["argv"][1] in "0123":
+        imgs.setdefault(r["pid"], []).append(r)
+bad = []
+for pid, v in imgs.items():
+    stages = [i["argv"][1] for i in v]
+    ok = stages == ["0", "1", "2", "3"] and all(i.get("execed") for i in v[:3]) \
+        and all(i.get("exit") is None for i in v[:3]) and v[3].get("exit") == pid % 100
+    if not ok:
+        bad.append((pid, [(i["argv"][1], i.get("exit"), i.get("execed")) for i in v]))
+sys.exit(0 if len(imgs) == 300 and not bad else "%d chains, bad: %r" % (len(imgs), bad[:5]))' "$R31"
 done_

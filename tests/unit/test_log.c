@@ -131,6 +131,44 @@ START_TEST(drain_in_slices)
 }
 END_TEST
 
+/* Entries below a record's stamp are delivered before it, those at or above
+ * it stay pending; stamps and entry seqs share log_seq. */
+START_TEST(drain_before_stamp)
+{
+	uint64_t c = sandtrace_log_chunk_new(&A, SANDTRACE_LOG_CHUNK, 11);
+	ck_assert_int_eq(put(c, 11, "a"), 0);
+	ck_assert_int_eq(put(c, 11, "b"), 0);
+	uint32_t stamp = sandtrace_log_stamp(&A); /* a record sent now */
+	ck_assert_int_eq(put(c, 11, "c"), 0);     /* appended after the send */
+	struct sandtrace_log_reader r = {0};
+	struct got g = {0};
+	ck_assert_int_eq(sandtrace_log_drain_before(&A, &r, collect, &g, stamp), 2);
+	ck_assert_str_eq(g.text[0], "a");
+	ck_assert_str_eq(g.text[1], "b");
+	ck_assert(sandtrace_log_pending(&r)); /* "c" waits */
+	/* a later stamp takes "c", and (one fresh collection) what came since */
+	ck_assert_int_eq(put(c, 11, "d"), 0);
+	uint32_t later = sandtrace_log_stamp(&A);
+	ck_assert_int_eq(put(c, 11, "e"), 0);
+	ck_assert_int_eq(sandtrace_log_drain_before(&A, &r, collect, &g, later), 2);
+	ck_assert_str_eq(g.text[2], "c");
+	ck_assert_str_eq(g.text[3], "d");
+	/* an older stamp delivers nothing */
+	ck_assert_int_eq(sandtrace_log_drain_before(&A, &r, collect, &g, stamp), 0);
+	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 1);
+	ck_assert_str_eq(g.text[4], "e");
+	/* collect takes nothing while entries are pending, all once drained */
+	ck_assert_int_eq(put(c, 11, "f"), 0);
+	ck_assert_int_eq(sandtrace_log_collect(&A, &r), 1);
+	ck_assert_int_eq(put(c, 11, "g"), 0);
+	ck_assert_int_eq(sandtrace_log_collect(&A, &r), 0);
+	ck_assert_int_eq(sandtrace_log_drain(&A, &r, collect, &g), 2);
+	ck_assert_str_eq(g.text[6], "g");
+	ck_assert_uint_ne(stamp, 0);
+	sandtrace_log_reader_free(&r);
+}
+END_TEST
+
 START_TEST(chunk_full_and_table_full)
 {
 	uint64_t c = sandtrace_log_chunk_new(&A, 128, 1);
@@ -320,6 +358,7 @@ Suite *suite_log(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, order_across_chunks);
 	tcase_add_test(tc, drain_in_slices);
+	tcase_add_test(tc, drain_before_stamp);
 	tcase_add_test(tc, chunk_full_and_table_full);
 	tcase_add_test(tc, hostile_chunk_skipped);
 	tcase_add_test(tc, table_blocks_on_demand);
