@@ -1193,6 +1193,12 @@ static void serve(struct daemon *d)
 {
 	struct epoll_event evs[128];
 	while (!d->stopping) {
+		/* at the top: a SIGHUP may be read in any branch below, or by
+		 * drain_log's look at the sockets (pump_sockets) */
+		if (d->reload_pending) {
+			d->reload_pending = false;
+			reload_policy(d);
+		}
 		bool busy = d->report_dirty || sandtrace_log_pending(&d->logr);
 		int timeout = busy ? 0 : d->have_arena ? LOG_INTERVAL_MS : -1;
 		int n = epoll_wait(d->epfd, evs, 128, timeout);
@@ -1213,10 +1219,6 @@ static void serve(struct daemon *d)
 		for (int i = 0; i < n; i++)
 			on_event(d, evs[i].data.ptr);
 		drain_log(d, false);
-		if (d->reload_pending) {
-			d->reload_pending = false;
-			reload_policy(d);
-		}
 		maybe_flush(d, false);
 		if ((++d->wakeups & 63) == 0)
 			check_parent(d);
