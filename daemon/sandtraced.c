@@ -481,16 +481,17 @@ static int on_HELLO(struct daemon *d, struct client *c, const struct sandtrace_f
 	 * is its exec'd successor's, dispatched after the reap (it came by
 	 * another connection, or the log, read later): the reap's status is
 	 * this image's.  Told apart from a new process that reuses the pid by
-	 * the stamps (the HELLO was sent before the reap), or, without them (no
-	 * arena), by the same parent.
+	 * the stamps (the HELLO was sent before the reap).  Without both stamps
+	 * (a sender without the arena) the HELLO is a new image: a guess by the
+	 * same parent merged killed children into the next child that reused
+	 * their pid (a review: 541 of 1,200 with pid_max 1000).
 	 */
 	bool successor = false;
 	int32_t reaped_status = 0;
 	uint32_t reaped_at = 0;
 	if (im != NULL && im->hello && im->exited && im->reaped) {
-		successor = im->reaped_at != 0 && d->cur_stamp != 0
-				? (int32_t)(im->reaped_at - d->cur_stamp) > 0
-				: im->ppid == v.h.ppid;
+		successor = im->reaped_at != 0 && d->cur_stamp != 0 &&
+			    (int32_t)(im->reaped_at - d->cur_stamp) > 0;
 		if (successor) {
 			reaped_status = im->exit_status;
 			reaped_at = im->reaped_at;

@@ -11,6 +11,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -24,6 +25,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <utime.h>
 
@@ -194,6 +196,10 @@ extern __thread struct st_vfork st__vf;
 int st__vfork_begin(void);
 long st__vfork_end(long r);
 pid_t st__fork(void);
+
+/* st__reaped_info - a waitid (or syscall(SYS_waitid)) reported info: a
+ * child that exited or was killed is reported to the daemon as reaped. */
+void st__reaped_info(const siginfo_t *info);
 
 /* The calling process's pid: st__g.pid, or the kernel's in a vfork child. */
 static inline int32_t st__pid(void)

@@ -942,6 +942,34 @@ static void reaped(pid_t p, int *status)
 		st__depth--;
 	}
 }
+/* waitid's report as reaped's: a child that exited or was killed (not
+ * stopped or continued), its wait status rebuilt from the siginfo. */
+void st__reaped_info(const siginfo_t *info)
+{
+	if (!info || info->si_pid <= 0)
+		return;
+	int st;
+	if (info->si_code == CLD_EXITED)
+		st = (info->si_status & 0xff) << 8;
+	else if (info->si_code == CLD_KILLED || info->si_code == CLD_DUMPED)
+		st = (info->si_status & 0x7f) | (info->si_code == CLD_DUMPED ? 0x80 : 0);
+	else
+		return;
+	reaped(info->si_pid, &st);
+}
+EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	/* WNOHANG with nothing to report leaves si_pid 0: cleared first, as
+	 * POSIX asks of the caller */
+	if (info)
+		info->si_pid = 0;
+	int r = REAL(waitid)(idtype, id, info, options);
+	int saved = errno;
+	if (r == 0)
+		st__reaped_info(info);
+	errno = saved;
+	return r;
+}
 EXPORT pid_t wait(int *status)
 {
 	int st;

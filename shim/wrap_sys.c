@@ -219,6 +219,21 @@ EXPORT long syscall(long nr, ...)
 		return execve(P(a1), (char *const *)a2, (char *const *)a3);
 	case SYS_execveat:
 		return execveat(I(a1), P(a2), (char *const *)a3, (char *const *)a4, I(a5));
+	/* a reaped child's status, as the wait wrappers report it */
+	case SYS_wait4:
+		return wait4((pid_t)a1, (int *)a2, I(a3), (struct rusage *)a4);
+	case SYS_waitid: {
+		siginfo_t *info = (siginfo_t *)a3;
+		if (info)
+			info->si_pid = 0;
+		long r = REAL(syscall)(nr, a1, a2, a3, a4, a5, a6);
+		if (r == 0) {
+			int saved = errno;
+			st__reaped_info(info);
+			errno = saved;
+		}
+		return r;
+	}
 	default:
 		return REAL(syscall)(nr, a1, a2, a3, a4, a5, a6);
 	}

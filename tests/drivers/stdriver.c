@@ -52,6 +52,9 @@ extern char **environ;
  *     or CLONE_FILES stats PATH-child-<its pid>, then the parent stats PATH-parent-<its
  *     pid>, three times each ("ok" when every child ran; the names need not exist): each
  *     access must carry the pid its name says
+ *   reap-killed HOW: fork three children that wait to be killed, SIGKILL each and reap it
+ *     with HOW = waitid, syscall-waitid or syscall-wait4 (the wait family's other ways in);
+ *     prints the children's pids, one a line, then "ok" (each must be reported killed: 137)
  *   rawfork-stat PATH: stat PATH, then a child made by a raw clone system call (no fork
  *     wrapper sees it) stats PATH-child and prints its pid; the parent waits and stats
  *     PATH-after.  Under --no-cache every stat is a request on the shim's socket: the child
@@ -232,6 +235,39 @@ int main(int argc, char **argv)
 			struct stat st;
 			snprintf(q, sizeof(q), "%s-parent-%ld", p, (long)syscall(SYS_getpid));
 			stat(q, &st);
+		}
+	} else if (!strcmp(c, "reap-killed")) {
+		r = 0;
+		for (int i = 0; r == 0 && i < 3; i++) {
+			int ready[2];
+			if (pipe(ready) != 0)
+				return 1;
+			pid_t pid = fork();
+			if (pid == 0) { /* past fork's wrapper: its process record is logged */
+				if (write(ready[1], "r", 1) != 1)
+					_exit(1);
+				for (;;)
+					pause();
+			}
+			char b;
+			if (pid < 0 || read(ready[0], &b, 1) != 1)
+				return 1;
+			close(ready[0]);
+			close(ready[1]);
+			printf("%d\n", (int)pid);
+			fflush(stdout);
+			kill(pid, SIGKILL);
+			siginfo_t si;
+			int ws;
+			long w;
+			if (!strcmp(p, "waitid"))
+				w = waitid(P_PID, (id_t)pid, &si, WEXITED);
+			else if (!strcmp(p, "syscall-waitid"))
+				w = syscall(SYS_waitid, P_PID, (long)pid, &si, WEXITED, NULL);
+			else
+				w = syscall(SYS_wait4, (long)pid, &ws, 0, NULL) == pid ? 0 : -1;
+			if (w != 0)
+				r = -1;
 		}
 	} else if (!strcmp(c, "rawfork-stat")) {
 		struct stat st;

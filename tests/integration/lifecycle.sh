@@ -147,6 +147,19 @@ unset LD_PRELOAD LD_AUDIT
 kill -TERM $dpid; wait $dpid
 check "reload: a path held warm is refused after a deny rule comes (got: $out)" \
 	test "$out" = "True False"
+# the wait family's other ways in: a child killed by a signal sends no EXIT of its own, so
+# only its parent's reap tells how it ended (waitid was not wrapped: a review found its
+# children's status null)
+for how in waitid syscall-waitid syscall-wait4; do
+	out=$("$ST" run --report "$W/reap-$how.jsonl" -- "$DRV" reap-killed $how)
+	check "reaped by $how: each killed child's status is 137 ($(echo $out | tr '\n' ' '))" python3 -c '
+import json, sys
+pids = [int(x) for x in sys.argv[2].split()[:-1]]
+st = {r["pid"]: r.get("exit") for r in map(json.loads, open(sys.argv[1])) if r["type"] == "process"}
+sys.exit(0 if sys.argv[2].split()[-1] == "ok" and len(pids) == 3 and all(st.get(p) == 137 for p in pids)
+         else "statuses %r" % [(p, st.get(p)) for p in pids])' "$W/reap-$how.jsonl" "$out"
+done
+
 # SIGHUPs while the daemon drains a busy log: the drain reads the daemon's sockets and its
 # signal fd (records sent before the entries it delivers come first), so a SIGHUP can be read
 # there; each must still reload (one read by the drain waited for a socket event that an
