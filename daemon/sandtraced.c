@@ -472,7 +472,11 @@ static int on_HELLO(struct daemon *d, struct client *c, const struct sandtrace_f
 	struct image *im = image_of(d, pid);
 	if ((f->flags & SANDTRACE_HF_THREAD) && im != NULL)
 		return 0;
-	if (im != NULL && im->hello && !im->exited && im->exe_len == v.h.exe_len &&
+	/* the same image connecting again (its socket was closed or lost): said
+	 * by the shim, never guessed from an equal exe and argv (a program that
+	 * re-execs itself with the same arguments is a new image each time) */
+	if ((f->flags & SANDTRACE_HF_RECONNECT) && im != NULL && im->hello && !im->exited &&
+	    im->exe_len == v.h.exe_len &&
 	    im->argv_len == v.h.argv_len && memcmp(im->exe, v.exe, v.h.exe_len) == 0 &&
 	    memcmp(im->argv, v.argv, v.h.argv_len) == 0)
 		return 0; /* the same image reconnecting (its socket was closed or lost) */

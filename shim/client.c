@@ -145,9 +145,12 @@ static void send_hello_locked(void)
 		flags |= st__g.arena_err == -EPROTO ? SANDTRACE_HF_ARENA_BAD : SANDTRACE_HF_NO_ARENA;
 	if (st__g.hello_logged)
 		flags |= SANDTRACE_HF_THREAD; /* the image is known from the log */
+	else if (st__g.hello_sent)
+		flags |= SANDTRACE_HF_RECONNECT; /* the same image, a new connection */
 	h.argv_len = (uint32_t)alen;
 	struct iovec iov[3] = {{&h, sizeof(h)}, {exe, h.exe_len}, {argv, alen}};
-	send_locked(SANDTRACE_MSG_HELLO, flags, iov, 3, true);
+	if (send_locked(SANDTRACE_MSG_HELLO, flags, iov, 3, true) == 0)
+		st__g.hello_sent = true;
 	if (argv)
 		munmap(argv, cap);
 }

@@ -247,6 +247,7 @@ void st__after_fork_child(void)
 	st__g.fd_pid = 0;
 	st__g.pid = (int32_t)ST_SYSCALL(SYS_getpid);
 	st__g.hello_logged = false;
+	st__g.hello_sent = false;
 	/* release: a thread that sees the new generation drops its chunk */
 	atomic_fetch_add_explicit(&st__g.fork_gen, 1, memory_order_release);
 	atomic_store_explicit(&st__g.calls, 0, memory_order_relaxed);

@@ -139,6 +139,7 @@ struct st_state {
 	uint32_t uid;
 	_Atomic unsigned fork_gen;    /* bumped in a forked child: chunks are per process */
 	bool hello_logged;            /* this image's HELLO went to the log */
+	bool hello_sent;              /* this image's HELLO went by a socket (later ones reconnect) */
 	int (*real_main)(int, char **, char **); /* the program's main (__libc_start_main wrapper) */
 	int argc;                     /* from the constructor, for HELLO */
 	char **argv;

@@ -62,7 +62,9 @@ enum sandtrace_hello_flags {
 	SANDTRACE_HF_NO_ARENA = 1u << 0,     /* this process could not map the arena */
 	SANDTRACE_HF_ARGV_TRUNC = 1u << 1,   /* argv did not fit and was cut */
 	SANDTRACE_HF_THREAD = 1u << 2,       /* an extra connection of a known process */
-	SANDTRACE_HF_ARENA_BAD = 1u << 3     /* the arena's magic/version did not match */
+	SANDTRACE_HF_ARENA_BAD = 1u << 3,    /* the arena's magic/version did not match */
+	SANDTRACE_HF_RECONNECT = 1u << 4     /* this image said HELLO by a socket before: the
+					      * same image connecting again, not an exec */
 };
 
 /*

@@ -55,6 +55,9 @@ extern char **environ;
  *   reap-killed HOW: fork three children that wait to be killed, SIGKILL each and reap it
  *     with HOW = waitid, syscall-waitid or syscall-wait4 (the wait family's other ways in);
  *     prints the children's pids, one a line, then "ok" (each must be reported killed: 137)
+ *   reexec PATH: stat PATH, then exec /proc/self/exe with the same arguments, three times
+ *     (a counter in the environment, STDRIVER_REEXEC), the last image exiting 9: four
+ *     images of one pid with the same program and arguments
  *   rawfork-stat PATH: stat PATH, then a child made by a raw clone system call (no fork
  *     wrapper sees it) stats PATH-child and prints its pid; the parent waits and stats
  *     PATH-after.  Under --no-cache every stat is a request on the shim's socket: the child
@@ -269,6 +272,18 @@ int main(int argc, char **argv)
 			if (w != 0)
 				r = -1;
 		}
+	} else if (!strcmp(c, "reexec")) {
+		struct stat st;
+		stat(p, &st);
+		const char *n = getenv("STDRIVER_REEXEC");
+		int k = n ? atoi(n) : 0;
+		if (k >= 3)
+			return 9;
+		char v[16];
+		snprintf(v, sizeof(v), "%d", k + 1);
+		setenv("STDRIVER_REEXEC", v, 1);
+		execv("/proc/self/exe", argv);
+		r = -1;
 	} else if (!strcmp(c, "rawfork-stat")) {
 		struct stat st;
 		char q[4096];

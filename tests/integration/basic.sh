@@ -72,6 +72,8 @@ check "... and the next access recorded" has Q "$W/cf-after" "$W/fdopen-conn.jso
 out=$(timeout 60 "$ST" run --no-cache --report "$W/rawclose-conn.jsonl" -- "$DRV" rawclose-conn "$W/cf")
 n=$("$ST" report --list "$W/rawclose-conn.jsonl" | grep -c "$W/cf-after-")
 check "connection closed by an inline system call: all 20 later accesses recorded ($out, $n)" test "$n" = 20
+n=$(grep '"type":"process"' "$W/rawclose-conn.jsonl" | grep -c '"exe":"[^"]*/stdriver"')
+check "... and the reconnection is the same image, not a second one ($n)" test "$n" = 1
 # children of clone(2) sharing the memory (CLONE_VM) or the descriptor table (CLONE_FILES)
 # with their parent: each access carries its own process's pid
 for how in clone-vm clone-files; do

@@ -147,6 +147,17 @@ unset LD_PRELOAD LD_AUDIT
 kill -TERM $dpid; wait $dpid
 check "reload: a path held warm is refused after a deny rule comes (got: $out)" \
 	test "$out" = "True False"
+# a program that re-execs itself with the same arguments is a new image each time (a HELLO
+# with the same program and arguments was taken for a reconnection: one image of four)
+for opt in "" --no-cache "--arena-size 64K"; do
+	"$ST" run $opt --report "$W/reexec.jsonl" -- "$DRV" reexec "$W/present"
+	check "re-exec with the same arguments ($opt): four images, the last exits 9" python3 -c '
+import json, sys
+v = [r for r in map(json.loads, open(sys.argv[1])) if r["type"] == "process" and r["argv"][1:2] == ["reexec"]]
+ok = len(v) == 4 and all(i.get("execed") for i in v[:3]) and v[3].get("exit") == 9
+sys.exit(0 if ok else "images %r" % [(i.get("exit"), i.get("execed")) for i in v])' "$W/reexec.jsonl"
+done
+
 # the wait family's other ways in: a child killed by a signal sends no EXIT of its own, so
 # only its parent's reap tells how it ended (waitid was not wrapped: a review found its
 # children's status null)
