@@ -858,9 +858,10 @@ static bool frame_is_record(const struct sandtrace_frame *f, const uint8_t *payl
 /* Drain the record log now if it may hold an entry not delivered yet: its
  * global sequence moved since the last drain, or that drain delivered fewer
  * entries than had been handed out before it (some were being written; a
- * writer killed in the middle of one, or an entry skipped as malformed,
- * keeps this true, which costs drains, never order).  A record from the socket then follows every log entry its
- * sender published before sending it. */
+ * writer killed in the middle of one, an entry skipped as malformed, or a
+ * stamp taken by a socket record keeps this true, which costs drains, never
+ * order).  A record from the socket without a stamp then follows every log
+ * entry its sender published before sending it. */
 static void drain_log_if_new(struct daemon *d)
 {
 	if (!d->have_arena)
@@ -930,10 +931,10 @@ static int client_consume(struct daemon *d, struct client *c, const char **what)
 		d->sum.daemon_messages++;
 		/* a record (not a request) may come by the socket while earlier
 		 * ones of the same process sit in the record log (its log filled,
-		 * or the image before its exec wrote there): what the log holds
-		 * was written before this message was sent, so take it first, or
-		 * an exec'd image's HELLO and EXIT would be dispatched before its
-		 * predecessor's and the records pinned on the wrong program */
+		 * or the image before its exec wrote there): the log entries
+		 * below its stamp come first (order_record), or an exec'd image's
+		 * HELLO and EXIT would be dispatched before its predecessor's and
+		 * the records pinned on the wrong program */
 		bool record = frame_is_record(&f, c->buf + c->off + sizeof(f));
 		if (record)
 			order_record(d, f.seq);
@@ -1090,12 +1091,6 @@ static int on_log_entry(void *ctx, const struct sandtrace_log_entry *e, const ui
 	return 0;
 }
 
-/*
- * Drain the record log: force, everything now (at the end, and before a
- * record from the socket); otherwise every LOG_INTERVAL_MS, LOG_SLICE entries
- * at a time, the event loop answering its askers between slices (a drain of
- * 20 ms of a build's records in one go kept an ask waiting for milliseconds).
- */
 static void on_signal(struct daemon *d);
 
 /* One epoll event: the listening socket, the signal fd or a client. */
@@ -1118,6 +1113,13 @@ static void pump_sockets(struct daemon *d)
 		on_event(d, evs[i].data.ptr);
 }
 
+/*
+ * Drain the record log: force, everything now (at the end, and before a
+ * record from the socket without a stamp); otherwise every LOG_INTERVAL_MS,
+ * LOG_SLICE entries at a time, the event loop answering its askers between
+ * slices (a drain of 20 ms of a build's records in one go kept an ask
+ * waiting for milliseconds).
+ */
 static void drain_log(struct daemon *d, bool force)
 {
 	if (!d->have_arena)
@@ -1142,7 +1144,11 @@ static void drain_log(struct daemon *d, bool force)
 		n = sandtrace_log_collect(&d->arena, &d->logr);
 		if (n >= 0) {
 			pump_sockets(d);
-			n = sandtrace_log_drain_some(&d->arena, &d->logr, on_log_entry, d, LOG_SLICE);
+			/* what is left of the collection (no second scan of the
+			 * chunks when it was empty or the records took it all) */
+			if (sandtrace_log_pending(&d->logr))
+				n = sandtrace_log_drain_some(&d->arena, &d->logr, on_log_entry, d,
+							     LOG_SLICE);
 		}
 	}
 	if (n < 0)

@@ -203,8 +203,8 @@ long sandtrace_log_collect(const struct sandtrace_arena *a, struct sandtrace_log
 static bool before_stamp(const struct sandtrace_log_reader *r, uint32_t stamp)
 {
 	const struct pending *p = r->batch;
-	/* seq < log_seq at the stamp, modulo 2^32 */
-	return (int32_t)((uint32_t)(p[r->bnext].e->seq + 1) - stamp) < 0;
+	/* below the stamp's seq, modulo 2^32 */
+	return (int32_t)(sandtrace_log_entry_stamp(p[r->bnext].e->seq) - stamp) < 0;
 }
 
 long sandtrace_log_drain_before(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
@@ -243,7 +243,6 @@ long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_r
 		return n;
 	return (long)(k + deliver(r, fn, ctx, UINT64_MAX, &stop));
 }
-
 
 void sandtrace_log_reader_free(struct sandtrace_log_reader *r)
 {

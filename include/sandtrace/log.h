@@ -175,24 +175,8 @@ long sandtrace_log_drain(const struct sandtrace_arena *a, struct sandtrace_log_r
 long sandtrace_log_drain_some(const struct sandtrace_arena *a, struct sandtrace_log_reader *r,
 			      sandtrace_log_fn fn, void *ctx, uint64_t max);
 
-/*
- * sandtrace_log_stamp - what a writer that sends a record by the socket puts
- * in its frame's seq (the record stamp): a seq of its own taken from log_seq
- * as a log entry's is (fetch-and-add), low 32 bits + 1, never 0 (0: no
- * stamp).  Log entries and socket records then share one order even when
- * the log is full: every entry whose seq was taken before is below it, every
- * entry or record made after the send is above it.  Async-signal-safe.
- */
-static inline uint32_t sandtrace_log_stamp(const struct sandtrace_arena *a)
-{
-	/* acq_rel: after the entries this thread saw, before what follows the send */
-	uint32_t s = (uint32_t)(atomic_fetch_add_explicit(&sandtrace_arena_hdr(a)->log_seq, 1,
-							  memory_order_acq_rel) +
-				1);
-	return s ? s : 1;
-}
-
-/* The stamp of a log entry of seq (as sandtrace_log_stamp would give it). */
+/* The stamp of a log entry or record of sequence number seq (taken from
+ * log_seq): its low 32 bits + 1, never 0 (0 means no stamp). */
 static inline uint32_t sandtrace_log_entry_stamp(uint64_t seq)
 {
 	uint32_t s = (uint32_t)(seq + 1);
@@ -200,8 +184,23 @@ static inline uint32_t sandtrace_log_entry_stamp(uint64_t seq)
 }
 
 /*
+ * sandtrace_log_stamp - what a writer that sends a record by the socket puts
+ * in its frame's seq (the record stamp): a seq of its own taken from log_seq
+ * as a log entry's is (fetch-and-add), as sandtrace_log_entry_stamp gives it.
+ * Log entries and socket records then share one order even when the log is
+ * full: every entry whose seq was taken before is below it, every entry or
+ * record made after the send is above it.  Async-signal-safe.
+ */
+static inline uint32_t sandtrace_log_stamp(const struct sandtrace_arena *a)
+{
+	/* acq_rel: after the entries this thread saw, before what follows the send */
+	return sandtrace_log_entry_stamp(
+	    atomic_fetch_add_explicit(&sandtrace_arena_hdr(a)->log_seq, 1, memory_order_acq_rel));
+}
+
+/*
  * sandtrace_log_drain_before - deliver, in seq order, the entries whose seq
- * is below the one a record stamp (sandtrace_log_stamp) was read at: what
+ * is below the one a record stamp (sandtrace_log_stamp) was taken at: what
  * was already collected, then (once) a fresh collection; stops at the first
  * entry at or above it, which stays pending.  So a record that came by a
  * socket is dispatched after the log entries that were there before it was
