@@ -105,6 +105,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->was_missing = false;
 	a->abs = NULL;
 	a->abs_len = 0;
+	a->abs_src = NULL;
 	a->abs_map = 0;
 	a->rpath = NULL;
 	a->rpath_len = 0;
@@ -337,11 +338,13 @@ static bool make_abs(struct st_acc *a)
 		 * written, across the copy's stores, stalls the load) */
 		memcpy(out, p, plen + 1);
 		n = (ssize_t)plen;
+		a->abs_src = p;
 	} else {
 		n = p[0] == 0 ? (memcpy(out, base, (size_t)blen + 1), blen)
 			      : st__path_join(base, (size_t)blen, p, plen, out, cap);
 		if (n >= 0)
 			n = st__path_clean(out, (size_t)n);
+		a->abs_src = out;
 	}
 	if (n < 0) {
 		a->skip = true;
@@ -628,9 +631,13 @@ static inline uint64_t memo_epoch(void)
  * key made with gen_of.  Whether a spelling goes through a link is known
  * only after resolving it: lookups try both keys.
  */
+static inline uint32_t link_gen(void)
+{
+	return (uint32_t)memo_epoch() | 0x80000000u;
+}
 static const char *key_via_link(struct st_acc *a, size_t *len)
 {
-	return key_with(a, (uint32_t)memo_epoch() | 0x80000000u, a->abs_len, len);
+	return key_with(a, link_gen(), a->abs_len, len);
 }
 
 /* After resolve(): does the spelling get keys at all (not through a /proc
@@ -660,10 +667,12 @@ static int lookup_both(struct st_acc *a, unsigned cls, uint32_t *v)
 				      (p[1] == 'b' && p[2] == 'i' && p[3] == 'n' && p[4] == '/') ||
 				      (p[1] == 's' && p[2] == 'b' && p[3] == 'i' && p[4] == 'n' &&
 				       p[5] == '/'));
-	size_t klen;
 	for (int i = 0; i < 2; i++) {
-		const char *k = (i == 0) == linky ? key_via_link(a, &klen) : key_of_abs(a, &klen);
-		if (sandtrace_ctrie_lookup(&st__g.arena, cls, k, klen, v) == 1)
+		uint32_t gen = (i == 0) == linky ? link_gen() : gen_of(a->abs_src, a->abs_len);
+		/* the key's two pieces, read from abs_src: the copy's bytes
+		 * were just stored */
+		if (sandtrace_ctrie_lookup_prefixed(&st__g.arena, cls, gen, a->abs_src, a->abs_len,
+						    v) == 1)
 			return 1;
 	}
 	return 0;

@@ -326,40 +326,57 @@ lexical:
 	return st__path_fold(out, len);
 }
 
-/* A 64-bit hash of p[0..n): multiply-xorshift eight bytes at a time (the
- * last word overlaps the one before it; shorter inputs a byte at a time),
- * then fmix64's last steps, so that every input bit (a word's top bytes
- * too: a path's last ones) reaches the low bits. */
+/* The hash of a directory's name p[0..n) for its slot: the length and at
+ * most three words, its last sixteen bytes (its own name and the end of its
+ * parent's) and eight from its middle, each folded in by a multiply, then
+ * fmix64's last steps so that every bit read reaches the low bits.  Two
+ * directories of equal length that differ only elsewhere share a slot: a
+ * bump in one then invalidates the other's keys too, which costs a lookup,
+ * never a wrong answer (the slot is only a generation). */
 static uint64_t dir_hash(const char *p, size_t n)
 {
-	uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ n, w;
-	if (n < 8) {
-		w = 0;
-		for (size_t i = 0; i < n; i++)
-			w = w << 8 | (unsigned char)p[i];
-		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+	uint64_t a = 0, b = 0, c = 0;
+	if (n >= 16) {
+		memcpy(&a, p + n - 8, 8);
+		memcpy(&b, p + n - 16, 8);
+		if (n >= 24)
+			memcpy(&c, p + (n - 16) / 2, 8);
+	} else if (n >= 8) {
+		memcpy(&a, p + n - 8, 8);
+		memcpy(&b, p, 8);
 	} else {
-		for (size_t i = 0; i + 8 < n; i += 8) {
-			memcpy(&w, p + i, 8);
-			h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-			h ^= h >> 32;
-		}
-		memcpy(&w, p + n - 8, 8);
-		h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
+		for (size_t i = 0; i < n; i++)
+			a = a << 8 | (unsigned char)p[i];
 	}
-	h ^= h >> 33;
+	uint64_t h = (UINT64_C(0x9e3779b97f4a7c15) ^ n ^ a) * UINT64_C(0xff51afd7ed558ccd);
+	h ^= (b << 29 | b >> 35) ^ (c << 47 | c >> 17);
 	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
 	h ^= h >> 33;
 	return h;
 }
 
-/* The slot of the directory part of a path (shim.h).  ("/b/lib1/" and
- * "/b/lib2/" once shared a slot: the hash's final mix is what tells them
- * apart.) */
+/* The slot of the directory part of a path (shim.h).  The last '/' is
+ * looked for in the last sixteen bytes first, where a file's name ends
+ * (no call); memrchr only for a longer name. */
 unsigned st__dir_slot(const char *p, size_t len, unsigned nslots)
 {
+	size_t n = len;
+#ifdef __SSE2__
+	if (len >= 16) {
+		__m128i w = _mm_loadu_si128((const __m128i *)(const void *)(p + len - 16));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, _mm_set1_epi8('/')));
+		if (m) {
+			n = len - 16 + (unsigned)(31 - __builtin_clz(m)) + 1;
+			return (unsigned)dir_hash(p, n) & (nslots - 1);
+		}
+		len -= 16; /* no '/' there: look before */
+	}
+#endif
 	const char *e = memrchr(p, '/', len);
-	size_t n = e ? (size_t)(e - p) + 1 : len;
+	if (e)
+		n = (size_t)(e - p) + 1;
 	return (unsigned)dir_hash(p, n) & (nslots - 1);
 }
 

@@ -286,6 +286,9 @@ struct st_acc {
 	char *abs;            /* absolute spelling: points into absbuf (after the 4-byte
 				 generation that prefixes every Ctrie key) or an mmap */
 	size_t abs_len;
+	const char *abs_src;  /* the same bytes as abs, where they can be read without
+				 reading back the copy (make_abs: the program's own buffer
+				 when it was clean and absolute, else abs) */
 	size_t abs_map;       /* bytes mapped for abs when it did not fit */
 	char *rpath;          /* resolved path: points into rbuf or equals abs */
 	size_t rpath_len;
@@ -437,8 +440,10 @@ unsigned st__parse_uint(const char *s);
 
 /* st__dir_slot - the per-directory generation slot (0..nslots-1, nslots a
  * power of two) of the directory part of p[0..len) ("/a/b" -> "/a/"; all of
- * p when it ends in '/'): a hash eight bytes at a time with a full final
- * mix, so names that differ in any byte, the last ones too, spread.  Pure. */
+ * p when it ends in '/'): a hash of its length, its last sixteen bytes and
+ * eight from its middle, fully mixed, so that siblings (names that differ
+ * in their last bytes) spread; names alike in every byte read share a slot,
+ * which only widens what a bump invalidates.  Pure. */
 unsigned st__dir_slot(const char *p, size_t len, unsigned nslots);
 
 /* Path helpers (path.c, also unit tested).  Return the length or -1.

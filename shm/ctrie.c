@@ -68,9 +68,16 @@ static inline uint64_t st__mum(uint64_t a, uint64_t b)
 	return (uint64_t)r ^ (uint64_t)(r >> 64);
 }
 
-static inline uint64_t st__hash(unsigned cls, const void *key, size_t len)
+/*
+ * The hash of a key whose first eight bytes are w0 and whose byte at offset
+ * o (o >= 8) is base[o]: the caller passes w0 when the key's first bytes
+ * are not where the rest are (st__hash_prefixed).  w0 is read only for
+ * len > 16.
+ */
+static inline __attribute__((always_inline)) uint64_t
+st__hash_body(unsigned cls, const uint8_t *base, size_t len, uint64_t w0)
 {
-	const uint8_t *p = key;
+	const uint8_t *p = base;
 	uint64_t seed = ST__K3 ^ ((uint64_t)(cls & 0xffu) * ST__K2);
 	uint64_t a, b;
 
@@ -87,12 +94,17 @@ static inline uint64_t st__hash(unsigned cls, const void *key, size_t len)
 			a = b = 0;
 		}
 	} else {
-		size_t i = len;
+		/* the first block peeled: its first word is w0 */
+		size_t i = len - 16;
+		seed = st__mum(w0 ^ ST__K1, st__rd64(p + 8) ^ seed);
+		p += 16;
 		while (i > 16) {
 			seed = st__mum(st__rd64(p) ^ ST__K1, st__rd64(p + 8) ^ seed);
 			p += 16;
 			i -= 16;
 		}
+		/* offsets len - 16 and len - 8 of the key: >= 1, and >= 8
+		 * whenever len >= 24 */
 		a = st__rd64(p + i - 16);
 		b = st__rd64(p + i - 8);
 	}
@@ -106,9 +118,44 @@ static inline uint64_t st__hash(unsigned cls, const void *key, size_t len)
 	return st__mum(a ^ ST__K0 ^ (uint64_t)len, b ^ ST__K1);
 }
 
+static inline uint64_t st__hash(unsigned cls, const void *key, size_t len)
+{
+	const uint8_t *p = key;
+	return st__hash_body(cls, p, len, len > 16 ? st__rd64(p) : 0);
+}
+
 uint64_t sandtrace_ctrie_hash(unsigned cls, const void *key, size_t len)
 {
 	return st__hash(cls, key, len);
+}
+
+/* st__hash of the key prefix || rest[0..rest_len), read in its two pieces. */
+static inline uint64_t st__hash_prefixed(unsigned cls, uint32_t prefix, const void *rest,
+					 size_t rest_len)
+{
+	const uint8_t *r = rest;
+	size_t len = rest_len + 4;
+	if (len < 24) { /* a short key: put together (every load may straddle) */
+		uint8_t k[24];
+		memcpy(k, &prefix, 4);
+		memcpy(k + 4, r, rest_len);
+		return st__hash(cls, k, len);
+	}
+	/* the key's byte o (o >= 4) is r[o - 4]: every load but the first
+	 * word's is at o >= 8 (st__hash_body), so the base below is only
+	 * ever read at r and beyond */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w0 = (uint64_t)prefix | st__rd32(r) << 32;
+#else
+	uint64_t w0 = (uint64_t)prefix << 32 | st__rd32(r);
+#endif
+	return st__hash_body(cls, (const uint8_t *)((uintptr_t)r - 4), len, w0);
+}
+
+uint64_t sandtrace_ctrie_hash_prefixed(unsigned cls, uint32_t prefix, const void *rest,
+				       size_t rest_len)
+{
+	return st__hash_prefixed(cls, prefix, rest, rest_len);
 }
 
 /* ---- node access (bounds-checked) -------------------------------------- */
@@ -155,13 +202,20 @@ static inline struct st__inode *st__root(const struct sandtrace_arena *a)
 }
 
 /*
- * Compare the SNode at off with (hash, lencls, key).  1 and *value on a
- * match, 0 when it is another key, -EINVAL when out of bounds.  *hash_out
+ * A key in two pieces (sandtrace_ctrie_lookup_prefixed): pre is its first
+ * four bytes and key points at the rest; ST__WHOLE as pre means key is the
+ * whole key.  len is always the whole key's length.
+ */
+#define ST__WHOLE UINT64_MAX
+
+/*
+ * Compare the SNode at off with (hash, lencls, pre, key).  1 and *value on
+ * a match, 0 when it is another key, -EINVAL when out of bounds.  *hash_out
  * (if not NULL) gets the SNode's hash for expansion.
  */
-static inline int st__snode_match(const struct sandtrace_arena *a, uint32_t off, uint64_t hash,
-				  uint32_t lencls, const void *key, size_t len, uint32_t *value,
-				  uint64_t *hash_out)
+static inline __attribute__((always_inline)) int
+st__snode_match(const struct sandtrace_arena *a, uint32_t off, uint64_t hash, uint32_t lencls,
+		uint64_t pre, const void *key, size_t len, uint32_t *value, uint64_t *hash_out)
 {
 	const struct st__snode *s = st__at32(a, off, sizeof(*s));
 
@@ -175,8 +229,12 @@ static inline int st__snode_match(const struct sandtrace_arena *a, uint32_t off,
 	/* len < 2^24 (every caller checked it against ST__KEY_MAX) */
 	if (st__at32(a, off, (uint32_t)(sizeof(*s) + len)) == NULL)
 		return -EINVAL;
-	if (len != 0 && memcmp(s->key, key, len) != 0)
+	if (pre != ST__WHOLE) { /* len >= 4: the prefix, then the rest */
+		if (st__rd32(s->key) != (uint32_t)pre || memcmp(s->key + 4, key, len - 4) != 0)
+			return 0;
+	} else if (len != 0 && memcmp(s->key, key, len) != 0) {
 		return 0;
+	}
 	if (value != NULL)
 		*value = s->value;
 	return 1;
@@ -241,8 +299,8 @@ static inline _Atomic uint64_t *st__bucket(struct st__cache c, uint64_t hash)
 
 /* 1 and *value when the cache names (cls, key); else 0 (look in the trie). */
 static inline int st__cache_probe(const struct sandtrace_arena *a, struct st__cache c,
-				  uint64_t hash, uint32_t lencls, const void *key, size_t len,
-				  uint32_t *value)
+				  uint64_t hash, uint32_t lencls, uint64_t pre, const void *key,
+				  size_t len, uint32_t *value)
 {
 	if (c.slots == NULL)
 		return 0;
@@ -260,7 +318,8 @@ static inline int st__cache_probe(const struct sandtrace_arena *a, struct st__ca
 		e = (uint32_t)(w >> 32) == (uint32_t)hash ? w : e;
 	}
 	return ((uint32_t)e & ST__TAG_MASK) == ST__TAG_SNODE &&
-	       st__snode_match(a, st__off((uint32_t)e), hash, lencls, key, len, value, NULL) == 1;
+	       st__snode_match(a, st__off((uint32_t)e), hash, lencls, pre, key, len, value, NULL) ==
+		       1;
 }
 
 /* Name the SNode br (published, of this hash) in its bucket: the first
@@ -351,15 +410,16 @@ static inline uint32_t st__lencls(unsigned cls, size_t len)
  * every lookup and of every insert of a present key: kept small and inline,
  * the walk below is out of line. */
 static inline int st__cached(const struct sandtrace_arena *a, uint64_t hash, uint32_t lencls,
-			     const void *key, size_t len, uint32_t *value)
+			     uint64_t pre, const void *key, size_t len, uint32_t *value)
 {
 	const struct st__inode *root = st__root(a);
-	return root != NULL && st__cache_probe(a, st__cache(a, root), hash, lencls, key, len, value);
+	return root != NULL &&
+	       st__cache_probe(a, st__cache(a, root), hash, lencls, pre, key, len, value);
 }
 
 /* The walk from the root, for what the cache did not answer. */
 static __attribute__((noinline)) int st__lookup_walk(const struct sandtrace_arena *a,
-						     uint64_t hash, uint32_t lencls,
+						     uint64_t hash, uint32_t lencls, uint64_t pre,
 						     const void *key, size_t len, uint32_t *value)
 {
 	const struct st__inode *in = st__root(a);
@@ -388,7 +448,7 @@ static __attribute__((noinline)) int st__lookup_walk(const struct sandtrace_aren
 			if (ln == NULL)
 				return -EINVAL;
 			for (i = 0; i < n; i++) {
-				int r = st__snode_match(a, st__off(ln->sn[i]), hash, lencls, key, len,
+				int r = st__snode_match(a, st__off(ln->sn[i]), hash, lencls, pre, key, len,
 							value, NULL);
 				if (r != 0)
 					return r;
@@ -410,7 +470,8 @@ static __attribute__((noinline)) int st__lookup_walk(const struct sandtrace_aren
 		br = cn->br[pos];
 		switch (br & ST__TAG_MASK) {
 		case ST__TAG_SNODE: {
-			int r = st__snode_match(a, st__off(br), hash, lencls, key, len, value, NULL);
+			int r = st__snode_match(a, st__off(br), hash, lencls, pre, key, len, value,
+						NULL);
 			if (r == 1)
 				st__cache_fill(cache, hash, br);
 			return r;
@@ -437,8 +498,8 @@ static __attribute__((noinline)) int st__lookup_walk(const struct sandtrace_aren
  * at that instant, since main nodes are immutable.
  */
 static inline __attribute__((always_inline)) int
-st__lookup(const struct sandtrace_arena *a, uint64_t hash, unsigned cls, const void *key,
-	   size_t len, uint32_t *value)
+st__lookup(const struct sandtrace_arena *a, uint64_t hash, unsigned cls, uint64_t pre,
+	   const void *key, size_t len, uint32_t *value)
 {
 	if (a == NULL || a->base == NULL)
 		return -EINVAL;
@@ -447,15 +508,37 @@ st__lookup(const struct sandtrace_arena *a, uint64_t hash, unsigned cls, const v
 	if (len != 0 && key == NULL)
 		return -EINVAL;
 	uint32_t lencls = st__lencls(cls, len);
-	if (st__cached(a, hash, lencls, key, len, value))
+	if (st__cached(a, hash, lencls, pre, key, len, value))
 		return 1;
-	return st__lookup_walk(a, hash, lencls, key, len, value);
+	return st__lookup_walk(a, hash, lencls, pre, key, len, value);
 }
 
 int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsigned cls,
 			    const void *key, size_t len, uint32_t *value)
 {
-	return st__lookup(a, hash, cls, key, len, value);
+	return st__lookup(a, hash, cls, ST__WHOLE, key, len, value);
+}
+
+int st__ctrie_lookup_hashed_prefixed(const struct sandtrace_arena *a, uint64_t hash, unsigned cls,
+				     uint32_t prefix, const void *rest, size_t rest_len,
+				     uint32_t *value)
+{
+	if (rest_len > ST__KEY_MAX - 4)
+		return 0;
+	return st__lookup(a, hash, cls, prefix, rest, rest_len + 4, value);
+}
+
+int sandtrace_ctrie_lookup_prefixed(const struct sandtrace_arena *a, unsigned cls,
+				    uint32_t prefix, const void *rest, size_t rest_len,
+				    uint32_t *value)
+{
+	/* checked before hashing, which would read rest */
+	if (rest_len != 0 && rest == NULL)
+		return -EINVAL;
+	if (rest_len > ST__KEY_MAX - 4)
+		return 0;
+	return st__lookup(a, st__hash_prefixed(cls, prefix, rest, rest_len), cls, prefix, rest,
+			  rest_len + 4, value);
 }
 
 int sandtrace_ctrie_lookup(const struct sandtrace_arena *a, unsigned cls, const void *key,
@@ -466,7 +549,7 @@ int sandtrace_ctrie_lookup(const struct sandtrace_arena *a, unsigned cls, const 
 		return -EINVAL;
 	if (len > ST__KEY_MAX)
 		return 0;
-	return st__lookup(a, st__hash(cls, key, len), cls, key, len, value);
+	return st__lookup(a, st__hash(cls, key, len), cls, ST__WHOLE, key, len, value);
 }
 
 /* ---- insert ------------------------------------------------------------ */
@@ -615,7 +698,8 @@ static __attribute__((noinline)) int st__insert_walk(struct sandtrace_arena *a, 
 			if (ln == NULL)
 				return -EINVAL;
 			for (i = 0; i < n; i++) {
-				int r = st__snode_match(a, st__off(ln->sn[i]), hash, lencls, key, len,
+				int r = st__snode_match(a, st__off(ln->sn[i]), hash, lencls, ST__WHOLE,
+							key, len,
 							prev, NULL);
 				if (r != 0)
 					return r == 1 ? 0 : r;
@@ -693,7 +777,8 @@ static __attribute__((noinline)) int st__insert_walk(struct sandtrace_arena *a, 
 			}
 			if ((br & ST__TAG_MASK) != ST__TAG_SNODE)
 				return -EINVAL;
-			r = st__snode_match(a, st__off(br), hash, lencls, key, len, prev, &oh);
+			r = st__snode_match(a, st__off(br), hash, lencls, ST__WHOLE, key, len, prev,
+					    &oh);
 			if (r == 1)
 				st__cache_fill(cache, hash, br);
 			if (r != 0)
@@ -737,7 +822,7 @@ st__insert(struct sandtrace_arena *a, uint64_t hash, unsigned cls, const void *k
 	if (a == NULL || a->base == NULL || len > ST__KEY_MAX || (len != 0 && key == NULL))
 		return -EINVAL;
 	uint32_t lencls = st__lencls(cls, len);
-	if (st__cached(a, hash, lencls, key, len, prev))
+	if (st__cached(a, hash, lencls, ST__WHOLE, key, len, prev))
 		return 0; /* present: the hit path of "already recorded" */
 	return st__insert_walk(a, hash, lencls, key, len, value, prev);
 }

@@ -58,6 +58,17 @@ int sandtrace_ctrie_init(struct sandtrace_arena *a);
 uint64_t sandtrace_ctrie_hash(unsigned cls, const void *key, size_t len);
 
 /*
+ * sandtrace_ctrie_hash_prefixed - sandtrace_ctrie_hash(cls, K, rest_len + 4)
+ * for the key K = the four bytes of prefix as stored in memory, then
+ * rest[0..rest_len), without K in one piece.  The shim's keys are a 32-bit
+ * generation in front of a path: this hashes the path where the program
+ * keeps it, instead of reading back a copy just written (a load that spans
+ * the stores of the copy waits for them).  Pure function.
+ */
+uint64_t sandtrace_ctrie_hash_prefixed(unsigned cls, uint32_t prefix, const void *rest,
+				       size_t rest_len);
+
+/*
  * sandtrace_ctrie_lookup - find (cls, key).  Returns 1 and stores the value,
  * 0 when absent, -EINVAL when the arena holds no root or a node offset is
  * out of bounds (a corrupted arena: callers treat it as a miss).
@@ -67,6 +78,18 @@ uint64_t sandtrace_ctrie_hash(unsigned cls, const void *key, size_t len);
  */
 int sandtrace_ctrie_lookup(const struct sandtrace_arena *a, unsigned cls, const void *key,
 			   size_t len, uint32_t *value);
+
+/*
+ * sandtrace_ctrie_lookup_prefixed - sandtrace_ctrie_lookup of the key made
+ * of the four bytes of prefix (as stored in memory) and then
+ * rest[0..rest_len), given in its two pieces: the key is hashed
+ * (sandtrace_ctrie_hash_prefixed) and compared where it lies, never put
+ * together.  Same returns and guarantees as sandtrace_ctrie_lookup; rest is
+ * read, not kept.
+ */
+int sandtrace_ctrie_lookup_prefixed(const struct sandtrace_arena *a, unsigned cls,
+				    uint32_t prefix, const void *rest, size_t rest_len,
+				    uint32_t *value);
 
 /*
  * sandtrace_ctrie_insert - insert (cls, key) -> value if absent.  Returns 1

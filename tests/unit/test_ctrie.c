@@ -287,6 +287,67 @@ START_TEST(full_hash_collisions)
 }
 END_TEST
 
+/* The two-piece key (a 32-bit prefix, then the rest) hashes and compares as
+ * the same bytes in one piece: for every length class of the hash's tail,
+ * every byte value, through the cache, the walk and an LNode. */
+START_TEST(prefixed_keys)
+{
+	unsigned char whole[200], rest[196];
+	uint32_t v;
+	srandom(7);
+	for (size_t n = 0; n < sizeof(rest); n++) {
+		for (unsigned t = 0; t < 4; t++) {
+			uint32_t pre = t == 0 ? 0 : t == 1 ? UINT32_MAX : (uint32_t)random();
+			for (size_t i = 0; i < n; i++)
+				rest[i] = t == 3 ? (unsigned char)(i * 37) : (unsigned char)random();
+			memcpy(whole, &pre, 4);
+			memcpy(whole + 4, rest, n);
+			for (unsigned cls = 0; cls < 256; cls += 85)
+				ck_assert_uint_eq(sandtrace_ctrie_hash_prefixed(cls, pre, rest, n),
+						  sandtrace_ctrie_hash(cls, whole, n + 4));
+		}
+	}
+
+	make_trie(64 * MIB);
+	char k[128];
+	const unsigned N = 20000; /* more than the first cache holds: some lookups walk */
+	for (unsigned i = 0; i < N; i++) {
+		uint32_t gen = i % 5 ? 0x80000000u | i : i;
+		memcpy(k, &gen, 4);
+		size_t n = key_of(i, k + 4, sizeof(k) - 4);
+		ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 3, k, n + 4, i, NULL), 1);
+	}
+	for (unsigned i = 0; i < N; i++) {
+		uint32_t gen = i % 5 ? 0x80000000u | i : i;
+		size_t n = key_of(i, k, sizeof(k));
+		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, gen, k, n, &v), 1);
+		ck_assert_uint_eq(v, i);
+		/* another prefix, class, length or last byte: another key */
+		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, gen ^ 1, k, n, &v), 0);
+		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 2, gen, k, n, &v), 0);
+		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, gen, k, n - 1, &v), 0);
+		k[n - 1] ^= 0x40;
+		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, gen, k, n, &v), 0);
+	}
+	ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, 0, NULL, 5, &v), -EINVAL);
+
+	/* full-hash collisions: the LNode's SNodes compared in two pieces */
+	const uint64_t h = UINT64_C(0x0123456789abcdef);
+	for (unsigned i = 0; i < 20; i++) {
+		uint32_t gen = 1000 + i % 2;
+		memcpy(k, &gen, 4);
+		size_t n = (size_t)snprintf(k + 4, sizeof(k) - 4, "/collide/%u", i);
+		ck_assert_int_eq(st__ctrie_insert_hashed(&g_a, h, 1, k, n + 4, i, NULL), 1);
+	}
+	for (unsigned i = 0; i < 20; i++) {
+		size_t n = (size_t)snprintf(k, sizeof(k), "/collide/%u", i);
+		ck_assert_int_eq(st__ctrie_lookup_hashed_prefixed(&g_a, h, 1, 1000 + i % 2, k, n, &v), 1);
+		ck_assert_uint_eq(v, i);
+		ck_assert_int_eq(st__ctrie_lookup_hashed_prefixed(&g_a, h, 1, 1001 - i % 2, k, n, &v), 0);
+	}
+}
+END_TEST
+
 /* Hashes equal in their low bits build deep chains; neighbours at each level stay reachable. */
 START_TEST(partial_hash_collisions)
 {
@@ -538,6 +599,7 @@ Suite *suite_ctrie(void)
 	tcase_add_test(tc, keys_differing_only_in_cls);
 	tcase_add_test(tc, odd_key_bytes);
 	tcase_add_test(tc, full_hash_collisions);
+	tcase_add_test(tc, prefixed_keys);
 	tcase_add_test(tc, partial_hash_collisions);
 	tcase_add_test(tc, full_arena);
 	tcase_add_test(tc, cross_process);
