@@ -652,30 +652,34 @@ static const char *key_as_resolved(struct st_acc *a, size_t *len)
 }
 
 /*
- * Look (cls, a->abs) up under both kinds of key, the likelier first: a
+ * Look (cls, p[0..n)) up under both kinds of key, the likelier first: a
  * spelling under /lib, /lib64, /bin or /sbin goes through a link on a
  * merged-/usr system (every process's libraries are spelled so), anything
  * else seldom does.  The order only saves a walk of the trie for a key that
- * is not there; both keys are always tried.  Returns as
- * sandtrace_ctrie_lookup (1: found, *v its value).
+ * is not there; both keys are always tried.  p is an absolute spelling,
+ * NUL-terminated; its bytes are read where they lie (the key's two pieces:
+ * the generation, then p).  Returns as sandtrace_ctrie_lookup (1: found,
+ * *v its value).
  */
-static int lookup_both(struct st_acc *a, unsigned cls, uint32_t *v)
+static int lookup_spelling(const char *p, size_t n, unsigned cls, uint32_t *v)
 {
-	const char *p = a->abs;
 	bool linky = p[0] == '/' && ((p[1] == 'l' && p[2] == 'i' && p[3] == 'b' &&
 				       (p[4] == '/' || (p[4] == '6' && p[5] == '4' && p[6] == '/'))) ||
 				      (p[1] == 'b' && p[2] == 'i' && p[3] == 'n' && p[4] == '/') ||
 				      (p[1] == 's' && p[2] == 'b' && p[3] == 'i' && p[4] == 'n' &&
 				       p[5] == '/'));
 	for (int i = 0; i < 2; i++) {
-		uint32_t gen = (i == 0) == linky ? link_gen() : gen_of(a->abs_src, a->abs_len);
-		/* the key's two pieces, read from abs_src: the copy's bytes
-		 * were just stored */
-		if (sandtrace_ctrie_lookup_prefixed(&st__g.arena, cls, gen, a->abs_src, a->abs_len,
-						    v) == 1)
+		uint32_t gen = (i == 0) == linky ? link_gen() : gen_of(p, n);
+		if (sandtrace_ctrie_lookup_prefixed(&st__g.arena, cls, gen, p, n, v) == 1)
 			return 1;
 	}
 	return 0;
+}
+
+/* ... of a->abs, read from abs_src: the copy's bytes were just stored */
+static int lookup_both(struct st_acc *a, unsigned cls, uint32_t *v)
+{
+	return lookup_spelling(a->abs_src, a->abs_len, cls, v);
 }
 
 /* (path, nofollow) -> an odd 64-bit tag (0 is "empty").  It picks the
@@ -701,13 +705,67 @@ static inline uint64_t memo_hash(const char *p, size_t n, bool nofollow)
 	return (h ^ h >> 32) | 1;
 }
 
-/* Is e the entry of path[0..n) (tag its memo_hash) in this epoch, with the
- * classes cls allowed? */
+/* Is e the entry of path[0..n) (tag its memo_hash) in this epoch? */
+static inline bool memo_mine(const struct st_memo_ent *e, uint64_t tag, uint64_t epoch,
+			     const char *path, size_t n)
+{
+	return e->tag == tag && e->epoch == epoch && e->len == n && memcmp(e->key, path, n) == 0;
+}
+
+/* ... with the classes cls allowed? */
 static inline bool memo_allows(const struct st_memo_ent *e, uint64_t tag, uint64_t epoch,
 			       const char *path, size_t n, unsigned cls)
 {
 	return e->tag == tag && e->epoch == epoch && e->len == n && (e->allow & cls) &&
 	       memcmp(e->key, path, n) == 0;
+}
+
+/*
+ * The memo's part of one eligible call of thread t (the outermost checked
+ * call of a read or query of the absolute path[0..n), none of the modes that
+ * look at every access): its trial's bookkeeping, and the entry to probe and
+ * fill, with its tag in *tag; NULL when the memo is not in use for this call
+ * (not yet, dropped, or a path longer than ST_MEMO_KEY).  A thread uses it
+ * from its ST_MEMO_AFTER-th eligible call on (a short-lived thread never
+ * touches its page), and a trial of ST_MEMO_TRIAL probes decides whether it
+ * pays; a dropped memo is tried again ST_MEMO_RETRY calls later (a
+ * program's phases differ).  Probes once the trial is over and paid are not
+ * counted (st__fast_pre makes them).
+ */
+static struct st_memo_ent *memo_entry(struct st_tls *t, const char *path, size_t n,
+				      bool nofollow, uint64_t *tag)
+{
+	if (t->memo_calls < ST_MEMO_AFTER) {
+		t->memo_calls++;
+		return NULL;
+	}
+	if (t->memo_off) {
+		if (++t->memo_calls < ST_MEMO_RETRY)
+			return NULL;
+		t->memo_off = false;
+		t->memo_probes = t->memo_hits = 0;
+	}
+	if (t->memo_probes == ST_MEMO_TRIAL) { /* the trial is over: keep it if it paid */
+		t->memo_fast = t->memo_hits * ST_MEMO_MIN_RATIO >= ST_MEMO_TRIAL;
+		if (!t->memo_fast) {
+			t->memo_off = true;
+			t->memo_calls = 0;
+			return NULL;
+		}
+	} else {
+		t->memo_probes++;
+	}
+	if (n > ST_MEMO_KEY)
+		return NULL;
+	*tag = memo_hash(path, n, nofollow);
+	return &t->memo[(*tag >> 1) % ST_MEMO_WAYS];
+}
+
+/* A hit of the memo's trial: counted until the trial is over. */
+static inline void memo_hit(struct st_tls *t)
+{
+	if (t->memo_probes < ST_MEMO_TRIAL)
+		t->memo_hits++;
 }
 
 /*
@@ -727,60 +785,95 @@ static bool memo_probe(struct st_acc *a, unsigned cls)
 	    (st__g.flags & (SANDTRACE_F_RECORD_ALL | SANDTRACE_F_IDENTITY | SANDTRACE_F_VERIFY)))
 		return false;
 	struct st_tls *t = st__tls();
-	if (t->memo_calls < ST_MEMO_AFTER) { /* a short-lived thread never touches its page */
-		t->memo_calls++;
-		return false;
-	}
-	if (t->memo_off) { /* a new trial now and then: a program's phases differ */
-		if (++t->memo_calls < ST_MEMO_RETRY)
-			return false;
-		t->memo_off = false;
-		t->memo_probes = t->memo_hits = 0;
-	}
-	if (t->memo_probes == ST_MEMO_TRIAL) { /* the trial is over: keep it if it paid */
-		t->memo_fast = t->memo_hits * ST_MEMO_MIN_RATIO >= ST_MEMO_TRIAL;
-		if (!t->memo_fast) {
-			t->memo_off = true;
-			t->memo_calls = 0;
-			return false;
-		}
-	} else {
-		t->memo_probes++;
-	}
 	size_t n = strnlen(a->path, ST_MEMO_KEY + 1);
-	if (n > ST_MEMO_KEY)
+	uint64_t tag;
+	struct st_memo_ent *e = memo_entry(t, a->path, n, a->nofollow, &tag);
+	if (!e)
 		return false;
-	uint64_t tag = memo_hash(a->path, n, a->nofollow);
-	struct st_memo_ent *e = &t->memo[(tag >> 1) % ST_MEMO_WAYS];
 	a->memo = e;
 	a->memo_tag = tag;
 	a->memo_epoch = memo_epoch();
 	bool hit = memo_allows(e, tag, a->memo_epoch, a->path, n, cls);
-	if (hit && t->memo_probes < ST_MEMO_TRIAL)
-		t->memo_hits++;
+	if (hit)
+		memo_hit(t);
 	return hit;
+}
+
+/* The sandbox allows the classes cls for path[0..n): note it in e (taking
+ * the entry over from another path or an older epoch). */
+static void memo_fill(struct st_memo_ent *e, uint64_t tag, uint64_t epoch, const char *path,
+		      size_t n, unsigned cls)
+{
+	if (!memo_mine(e, tag, epoch, path, n)) {
+		e->tag = 0;
+		e->epoch = epoch;
+		e->len = (uint16_t)n;
+		e->kinds = 0;
+		e->allow = 0;
+		memcpy(e->key, path, n);
+		e->tag = tag;
+	}
+	e->allow |= (uint8_t)cls;
+}
+
+static void memo_allow(struct st_acc *a, unsigned cls)
+{
+	if (a->memo) /* strlen <= ST_MEMO_KEY: memo_probe checked */
+		memo_fill(a->memo, a->memo_tag, a->memo_epoch, a->path, strlen(a->path), cls);
+}
+
+/* The record (kind, a->path) is in the Ctrie: note it. */
+static void memo_recorded(struct st_acc *a, unsigned kind)
+{
+	if (a->memo && memo_mine(a->memo, a->memo_tag, a->memo_epoch, a->path, a->memo->len) &&
+	    a->path[a->memo->len] == 0)
+		a->memo->kinds |= (uint8_t)(1u << kind);
 }
 
 bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofollow)
 {
-	struct st_tls *t = st__tls_bufs;
-	/* memo_fast: memo_probe, which runs only where the memo may (an
-	 * initialised, active shim with an arena, none of record-all,
-	 * identity, verify), found the trial over and paying */
-	if (!t || !t->memo_fast || st__depth || st__level || !path || path[0] != '/' ||
+	struct st_tls *t = st__tls_bufs; /* made by the thread's first checked call */
+	if (!t || !st__g.hit_fast || st__depth || st__level || !path || path[0] != '/' ||
 	    (kind != SANDTRACE_KIND_READ && kind != SANDTRACE_KIND_QUERY))
 		return false;
 	st__level = 1; /* before the memo is read: see shim.h */
-	size_t n = strnlen(path, ST_MEMO_KEY + 1);
-	if (n <= ST_MEMO_KEY) {
-		uint64_t tag = memo_hash(path, n, nofollow);
-		struct st_memo_ent *e = &t->memo[(tag >> 1) % ST_MEMO_WAYS];
-		uint64_t epoch = memo_epoch();
-		if (memo_allows(e, tag, epoch, path, n, sandtrace_kind_class(kind))) {
-			*f = (struct st_fast){e, tag, epoch, path, kind, nofollow};
-			return true;
-		}
+	size_t n = strnlen(path, ST_FAST_PATH + 1);
+	if (n > ST_FAST_PATH)
+		goto slow;
+	unsigned cls = sandtrace_kind_class(kind);
+	uint64_t tag = 0, epoch = memo_epoch();
+	struct st_memo_ent *e = NULL;
+	if (t->memo_fast && n <= ST_MEMO_KEY) { /* the trial is over and paid */
+		tag = memo_hash(path, n, nofollow);
+		e = &t->memo[(tag >> 1) % ST_MEMO_WAYS];
+		if (memo_allows(e, tag, epoch, path, n, cls))
+			goto go;
 	}
+	/* the Ctrie: does the sandbox allow cls for this spelling? */
+	st__policy_refresh();
+	bool trivial = atomic_load_explicit(&st__g.trivial_policy, memory_order_relaxed);
+	if (!trivial) {
+		uint32_t v;
+		unsigned key = SANDTRACE_KEY_VERDICT | cls | (nofollow ? SANDTRACE_KEY_NOFOLLOW : 0);
+		if (lookup_spelling(path, n, key, &v) != 1)
+			goto slow; /* not decided yet: st__pre decides */
+		v &= SANDTRACE_V_ACTION_MASK;
+		if (v != SANDTRACE_ALLOW && v != SANDTRACE_ASK)
+			goto slow; /* a violation: st__pre refuses and records it */
+	}
+	/* allowed: an eligible call of the memo's (counted once: the ordinary
+	 * path is not taken) */
+	if (!t->memo_fast) {
+		e = memo_entry(t, path, n, nofollow, &tag);
+		if (e && memo_allows(e, tag, epoch, path, n, cls))
+			memo_hit(t);
+	}
+	if (e)
+		memo_fill(e, tag, epoch, path, n, trivial ? 0xffu : cls);
+go:
+	*f = (struct st_fast){e, tag, epoch, path, n, kind, nofollow};
+	return true;
+slow:
 	st__level = 0;
 	return false;
 }
@@ -788,61 +881,36 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 void st__fast_post(struct st_fast *f, int err)
 {
 	unsigned kind = err == ENOENT ? SANDTRACE_KIND_MISSING : f->kind;
-	/* the entry is as st__fast_pre saw it: the real call's nested calls
+	/* the entry is as st__fast_pre left it: the real call's nested calls
 	 * and signal handlers ran at level 2, which leaves the memo alone */
-	if (f->e->kinds & (1u << kind)) {
-		ST_COUNT(st__g.calls);
-		ST_COUNT(st__g.hits);
-		st__level = 0;
-		return;
+	if (f->e && (f->e->kinds & (1u << kind)))
+		goto hit;
+	uint32_t had;
+	if (lookup_spelling(f->path, f->len, key_of(kind, f->nofollow), &had) == 1) {
+		/* recorded already, by some process */
+		if (f->e)
+			f->e->kinds |= (uint8_t)(1u << kind);
+		goto hit;
 	}
-	/* an outcome not seen yet: recorded as st__post does after a memo
-	 * hit (the key is built now) */
+	/* an outcome not recorded yet: recorded as st__post does (the key is
+	 * built now) */
 	st__depth++;
 	struct st_acc *a = &st__tls_bufs->acc[0];
 	st__acc_init(a, AT_FDCWD, f->path, f->kind, f->nofollow);
-	a->memo = f->e;
-	a->memo_tag = f->tag;
-	a->memo_epoch = f->epoch;
-	a->memo_hit = true;
+	if (f->e) {
+		a->memo = f->e;
+		a->memo_tag = f->tag;
+		a->memo_epoch = f->epoch;
+	}
+	make_abs(a); /* when it cannot, a->skip: st__post records nothing */
 	st__post(a, err);
 	st__depth--;
 	st__level = 0;
-}
-
-/* Is a->memo (still) the entry of a->path in the epoch st__pre probed in? */
-static bool memo_mine(const struct st_acc *a)
-{
-	const struct st_memo_ent *e = a->memo;
-	return e->tag == a->memo_tag && e->epoch == a->memo_epoch &&
-	       memcmp(e->key, a->path, e->len) == 0 && a->path[e->len] == 0;
-}
-
-/* The sandbox allows the classes cls for a->path: note it (taking the entry
- * over from another path or an older epoch). */
-static void memo_allow(struct st_acc *a, unsigned cls)
-{
-	struct st_memo_ent *e = a->memo;
-	if (!e)
-		return;
-	if (!memo_mine(a)) {
-		size_t n = strlen(a->path); /* <= ST_MEMO_KEY: memo_probe checked */
-		e->tag = 0;
-		e->epoch = a->memo_epoch;
-		e->len = (uint16_t)n;
-		e->kinds = 0;
-		e->allow = 0;
-		memcpy(e->key, a->path, n);
-		e->tag = a->memo_tag;
-	}
-	e->allow |= (uint8_t)cls;
-}
-
-/* The record (kind, a->path) is in the Ctrie: note it. */
-static void memo_recorded(struct st_acc *a, unsigned kind)
-{
-	if (a->memo && memo_mine(a))
-		a->memo->kinds |= (uint8_t)(1u << kind);
+	return;
+hit:
+	ST_COUNT(st__g.calls);
+	ST_COUNT(st__g.hits);
+	st__level = 0;
 }
 
 int st__pre(struct st_acc *a)

@@ -232,6 +232,9 @@ void st__init(void)
 			}
 		}
 	}
+	st__g.hit_fast = st__g.active && st__g.arena.base &&
+			 !(st__g.flags &
+			   (SANDTRACE_F_RECORD_ALL | SANDTRACE_F_IDENTITY | SANDTRACE_F_VERIFY));
 	errno = saved;
 	atomic_store_explicit(&st__g.init, 2, memory_order_release);
 }

@@ -326,13 +326,14 @@ lexical:
 	return st__path_fold(out, len);
 }
 
-/* The hash of a directory's name p[0..n) for its slot: the length and at
- * most three words, its last sixteen bytes (its own name and the end of its
- * parent's) and eight from its middle, each folded in by a multiply, then
- * fmix64's last steps so that every bit read reaches the low bits.  Two
- * directories of equal length that differ only elsewhere share a slot: a
- * bump in one then invalidates the other's keys too, which costs a lookup,
- * never a wrong answer (the slot is only a generation). */
+/* The hash of a directory's name p[0..n) for its slot, in its top bits:
+ * the length and at most three words, its last sixteen bytes (its own name
+ * and the end of its parent's) and eight from its middle, folded and put
+ * through one multiply (the slot is read from the product's top bits, which
+ * every bit below reaches).  Two directories of equal length that differ
+ * only elsewhere share a slot: a bump in one then invalidates the other's
+ * keys too, which costs a lookup, never a wrong answer (the slot is only a
+ * generation). */
 static uint64_t dir_hash(const char *p, size_t n)
 {
 	uint64_t a = 0, b = 0, c = 0;
@@ -348,13 +349,9 @@ static uint64_t dir_hash(const char *p, size_t n)
 		for (size_t i = 0; i < n; i++)
 			a = a << 8 | (unsigned char)p[i];
 	}
-	uint64_t h = (UINT64_C(0x9e3779b97f4a7c15) ^ n ^ a) * UINT64_C(0xff51afd7ed558ccd);
-	h ^= (b << 29 | b >> 35) ^ (c << 47 | c >> 17);
-	h *= UINT64_C(0xc4ceb9fe1a85ec53);
-	h ^= h >> 33;
-	h *= UINT64_C(0xff51afd7ed558ccd);
-	h ^= h >> 33;
-	return h;
+	uint64_t x = a ^ (b << 29 | b >> 35) ^ (c << 47 | c >> 17) ^ n * UINT64_C(0x9e3779b97f4a7c15);
+	x ^= x >> 32;
+	return x * UINT64_C(0xff51afd7ed558ccd);
 }
 
 /* The slot of the directory part of a path (shim.h).  The last '/' is
@@ -369,7 +366,7 @@ unsigned st__dir_slot(const char *p, size_t len, unsigned nslots)
 		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(w, _mm_set1_epi8('/')));
 		if (m) {
 			n = len - 16 + (unsigned)(31 - __builtin_clz(m)) + 1;
-			return (unsigned)dir_hash(p, n) & (nslots - 1);
+			goto hash;
 		}
 		len -= 16; /* no '/' there: look before */
 	}
@@ -377,7 +374,12 @@ unsigned st__dir_slot(const char *p, size_t len, unsigned nslots)
 	const char *e = memrchr(p, '/', len);
 	if (e)
 		n = (size_t)(e - p) + 1;
-	return (unsigned)dir_hash(p, n) & (nslots - 1);
+#ifdef __SSE2__
+hash:
+#endif
+	if (nslots < 2)
+		return 0;
+	return (unsigned)(dir_hash(p, n) >> (64 - __builtin_ctz(nslots)));
 }
 
 unsigned st__parse_uint(const char *s)

@@ -115,6 +115,8 @@ struct st_state {
 	bool audit;                   /* audit_path is set (read without touching its page) */
 	unsigned flags;               /* enum sandtrace_run_flags */
 	struct sandtrace_arena arena; /* base == NULL: no cache */
+	bool hit_fast;                /* st__fast_pre may answer: active, with an arena, and
+					 none of record-all, identity, verify (set by st__init) */
 	/* the sandbox in the arena (NULL: none), re-read when the arena's
 	 * generation moves past policy_gen (a SIGHUP reload, st__policy_take) */
 	_Atomic(const struct sandtrace_policy_table *) policy;
@@ -360,25 +362,30 @@ struct st_tls *st__tls(void);
 extern __thread struct st_tls *st__tls_bufs;
 
 /*
- * The memo's fast path (wrap.h ONE_PATH): a read or query of an absolute
- * path that this thread's memo of warm accesses (check.c) says is allowed
- * and already recorded, in the current arena epoch, costs a probe of that
- * memo and nothing else: no access slot, no key, no Ctrie lookup.
- * st__fast_pre answers whether the call may take it (then the caller makes
- * the real call and hands its errno, or 0, to st__fast_post, which records
- * an outcome the memo has not seen through the ordinary path).  Same
- * conditions as the memo itself (outermost call of the thread, the trial
- * over and paying, no record-all, identity or verify mode), which
- * st__fast_pre checks first; between the two the thread is at st__level 1,
- * so a signal handler's calls never use the memo.  Preserve errno.
+ * The hit path (wrap.h ONE_PATH): a read or query of an absolute path whose
+ * answers are all cached costs lookups and nothing else: no access slot, no
+ * copy of the path.  Two caches answer, the thread's memo of warm accesses
+ * (check.c) first, then the arena's Ctrie, with the path as the program
+ * spelled it: a spelling that is not already clean is never a key, so it
+ * misses and takes the ordinary path.  st__fast_pre answers whether the
+ * call may go ahead on what the caches hold (the sandbox allows its class:
+ * a trace-only run, or a cached verdict of allow); then the caller makes
+ * the real call and hands its errno, or 0, to st__fast_post, which looks
+ * the record up and, when it is not there, records the outcome through the
+ * ordinary path (st__post).  Only the outermost call of a thread, in a
+ * process where st__g.hit_fast holds; between the two the thread is at
+ * st__level 1, so a signal handler's calls never use the memo.  Preserve
+ * errno.
  */
 struct st_fast {
-	struct st_memo_ent *e;
+	struct st_memo_ent *e; /* the memo entry to fill, or NULL */
 	uint64_t tag, epoch;
 	const char *path;
+	size_t len;
 	unsigned kind;
 	bool nofollow;
 };
+#define ST_FAST_PATH 1024u /* longer spellings take the ordinary path */
 bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofollow);
 void st__fast_post(struct st_fast *f, int err);
 #define st__tls_acc (st__tls()->acc + 2 * (st__level - 1))
