@@ -239,4 +239,27 @@ mkdir -p m9/a m9/b; echo a > m9/a/f; echo b > m9/b/f
 os.chdir(sys.argv[1]); os.stat("/proc/self/cwd/f"); os.chdir(sys.argv[2]); os.stat("/proc/self/cwd/f")' \
 	"$W/m9/a" "$W/m9/b"
 check "/proc/self/cwd/f after a chdir: the second stat recorded in the new cwd" has Q "$W/m9/b/f" "$R12.9"
+# the hit path (st__fast_pre, st__fast_post: the Ctrie answers before any
+# access slot is set up, the thread's memo not in use yet) meets outcomes it has
+# not recorded: a name removed by another process is recorded missing, a name
+# made after failed stats is recorded when it is there
+mkdir -p hp; echo a > hp/f
+"$ST" run --report "$W/hp.jsonl" -- python3 -c "
+import os, subprocess
+def st(p):
+    try: os.stat(p)
+    except FileNotFoundError: pass
+for i in range(3): st('$W/hp/f')
+subprocess.run(['rm', '$W/hp/f'])
+for i in range(2): st('$W/hp/f')
+for i in range(2): st('$W/hp/g')
+subprocess.run(['touch', '$W/hp/g'])
+for i in range(2): st('$W/hp/g')
+for i in range(2): st('$W//hp/./g')"
+check "hit path: a warm name removed by another process is recorded missing" has N "$W/hp/f" "$W/hp.jsonl"
+check "... beside its query" has Q "$W/hp/f" "$W/hp.jsonl"
+check "hit path: a name missing, then made by another process: its missing stat recorded" \
+	has N "$W/hp/g" "$W/hp.jsonl"
+check "... and its query once it is there" has Q "$W/hp/g" "$W/hp.jsonl"
+check "... an unclean spelling recorded as its clean one" not_has "$W//hp/./g" "$W/hp.jsonl"
 done_

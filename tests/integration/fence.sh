@@ -162,4 +162,25 @@ out=$("$ST" run --fence --policy "$W/policy" -- sh -c "cat lk/x/y/A/L1; rm lk/B/
   ln -s $W/out/secret lk/B/file; cat lk/x/y/A/L1 2>/dev/null")
 check "a link to a name that became a link to a denied file: refused (got: $(echo $out))" \
 	test "$(echo $out)" = plain
+# the hit path answers from cached verdicts (the thread's memo not in use yet):
+# a denied name stays hidden on every call, an unclean spelling is judged as
+# its clean one, and a name another process turns into a link to a denied file
+# is refused at once
+mkdir -p hp/o; echo plain > hp/f
+out=$("$ST" run --fence --policy "$W/policy" -- /usr/bin/python3 -c "
+import os, subprocess
+def st(p):
+    try:
+        os.stat(p)
+        return 'ok'
+    except OSError as e:
+        return os.strerror(e.errno).split()[0]
+r = [st('$W/out/secret') for i in range(3)]
+r += [st('$W/in/hp/f') for i in range(3)]
+r += [st('$W/in/hp/../../out/secret'), st('$W/in//hp/./f'), st('$W//out/secret')]
+subprocess.run(['sh', '-c', 'ln -s $W/out/secret hp/o/l; mv -T hp/o/l hp/f'])
+r += [st('$W/in/hp/f') for i in range(2)]
+print(' '.join(r))")
+check "hit path under a fence: denied stays hidden, spellings judged clean (got: $out)" \
+	test "$out" = "No No No ok ok ok No ok No No No"
 done_
