@@ -841,9 +841,10 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 	if (n > ST_FAST_PATH)
 		goto slow;
 	unsigned cls = sandtrace_kind_class(kind);
-	uint64_t tag = 0, epoch = memo_epoch();
+	uint64_t tag = 0, epoch = 0;
 	struct st_memo_ent *e = NULL;
 	if (t->memo_fast && n <= ST_MEMO_KEY) { /* the trial is over and paid */
+		epoch = memo_epoch();
 		tag = memo_hash(path, n, nofollow);
 		e = &t->memo[(tag >> 1) % ST_MEMO_WAYS];
 		if (memo_allows(e, tag, epoch, path, n, cls))
@@ -865,8 +866,11 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 	 * path is not taken) */
 	if (!t->memo_fast) {
 		e = memo_entry(t, path, n, nofollow, &tag);
-		if (e && memo_allows(e, tag, epoch, path, n, cls))
-			memo_hit(t);
+		if (e) {
+			epoch = memo_epoch();
+			if (memo_allows(e, tag, epoch, path, n, cls))
+				memo_hit(t);
+		}
 	}
 	if (e)
 		memo_fill(e, tag, epoch, path, n, trivial ? 0xffu : cls);
