@@ -659,9 +659,12 @@ static const char *key_as_resolved(struct st_acc *a, size_t *len)
  * is not there; both keys are always tried.  p is an absolute spelling,
  * NUL-terminated; its bytes are read where they lie (the key's two pieces:
  * the generation, then p).  Returns as sandtrace_ctrie_lookup (1: found,
- * *v its value).
+ * *v its value; and, if ref is not NULL, *ref its SNode and *gen the
+ * generation of the key found, which tells its kind: top bit set through a
+ * link).
  */
-static int lookup_spelling(const char *p, size_t n, unsigned cls, uint32_t *v)
+static int lookup_spelling_ref(const char *p, size_t n, unsigned cls, uint32_t *v, uint32_t *ref,
+			       uint32_t *gen_found)
 {
 	bool linky = p[0] == '/' && ((p[1] == 'l' && p[2] == 'i' && p[3] == 'b' &&
 				       (p[4] == '/' || (p[4] == '6' && p[5] == '4' && p[6] == '/'))) ||
@@ -670,10 +673,18 @@ static int lookup_spelling(const char *p, size_t n, unsigned cls, uint32_t *v)
 				       p[5] == '/'));
 	for (int i = 0; i < 2; i++) {
 		uint32_t gen = (i == 0) == linky ? link_gen() : gen_of(p, n);
-		if (sandtrace_ctrie_lookup_prefixed(&st__g.arena, cls, gen, p, n, v) == 1)
+		if (sandtrace_ctrie_lookup_prefixed(&st__g.arena, cls, gen, p, n, v, ref) == 1) {
+			if (gen_found)
+				*gen_found = gen;
 			return 1;
+		}
 	}
 	return 0;
+}
+
+static int lookup_spelling(const char *p, size_t n, unsigned cls, uint32_t *v)
+{
+	return lookup_spelling_ref(p, n, cls, v, NULL, NULL);
 }
 
 /* ... of a->abs, read from abs_src: the copy's bytes were just stored */
@@ -842,6 +853,7 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 		goto slow;
 	unsigned cls = sandtrace_kind_class(kind);
 	uint64_t tag = 0, epoch = 0;
+	uint32_t vref = 0, vgen = 0;
 	struct st_memo_ent *e = NULL;
 	if (t->memo_fast && n <= ST_MEMO_KEY) { /* the trial is over and paid */
 		epoch = memo_epoch();
@@ -856,7 +868,7 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 	if (!trivial) {
 		uint32_t v;
 		unsigned key = SANDTRACE_KEY_VERDICT | cls | (nofollow ? SANDTRACE_KEY_NOFOLLOW : 0);
-		if (lookup_spelling(path, n, key, &v) != 1)
+		if (lookup_spelling_ref(path, n, key, &v, &vref, &vgen) != 1)
 			goto slow; /* not decided yet: st__pre decides */
 		v &= SANDTRACE_V_ACTION_MASK;
 		if (v != SANDTRACE_ALLOW && v != SANDTRACE_ASK)
@@ -875,7 +887,7 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 	if (e)
 		memo_fill(e, tag, epoch, path, n, trivial ? 0xffu : cls);
 go:
-	*f = (struct st_fast){e, tag, epoch, path, n, kind, nofollow};
+	*f = (struct st_fast){e, tag, epoch, path, n, kind, nofollow, vref, vgen};
 	return true;
 slow:
 	st__level = 0;
@@ -889,12 +901,23 @@ void st__fast_post(struct st_fast *f, int err)
 	 * and signal handlers ran at level 2, which leaves the memo alone */
 	if (f->e && (f->e->kinds & (1u << kind)))
 		goto hit;
-	uint32_t had;
-	if (lookup_spelling(f->path, f->len, key_of(kind, f->nofollow), &had) == 1) {
-		/* recorded already, by some process */
-		if (f->e)
-			f->e->kinds |= (uint8_t)(1u << kind);
-		goto hit;
+	/* under a sandbox: the verdict's SNode says which records of the same
+	 * key are in the Ctrie (SANDTRACE_V_SEEN_SHIFT), as long as its key is
+	 * still the spelling's (its generation read again: a namespace change
+	 * during the call is seen) */
+	uint32_t seen = 1u << (SANDTRACE_V_SEEN_SHIFT + kind);
+	bool vkey = f->vref &&
+		    f->vgen == ((f->vgen & 0x80000000u) ? link_gen() : gen_of(f->path, f->len));
+	if (vkey && (sandtrace_ctrie_value(&st__g.arena, f->vref) & seen))
+		goto known;
+	uint32_t had, rgen;
+	if (lookup_spelling_ref(f->path, f->len, key_of(kind, f->nofollow), &had, NULL, &rgen) ==
+	    1) {
+		/* recorded already, by some process; under the verdict's key
+		 * itself: say so on its SNode */
+		if (vkey && rgen == f->vgen)
+			sandtrace_ctrie_value_or(&st__g.arena, f->vref, seen);
+		goto known;
 	}
 	/* an outcome not recorded yet: recorded as st__post does (the key is
 	 * built now) */
@@ -911,6 +934,9 @@ void st__fast_post(struct st_fast *f, int err)
 	st__depth--;
 	st__level = 0;
 	return;
+known:
+	if (f->e)
+		f->e->kinds |= (uint8_t)(1u << kind);
 hit:
 	ST_COUNT(st__g.calls);
 	ST_COUNT(st__g.hits);

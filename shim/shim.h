@@ -384,6 +384,7 @@ struct st_fast {
 	size_t len;
 	unsigned kind;
 	bool nofollow;
+	uint32_t vref, vgen; /* the cached verdict's SNode and key generation (0: none) */
 };
 #define ST_FAST_PATH 1024u /* longer spellings take the ordinary path */
 bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofollow);

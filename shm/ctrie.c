@@ -209,13 +209,15 @@ static inline struct st__inode *st__root(const struct sandtrace_arena *a)
 #define ST__WHOLE UINT64_MAX
 
 /*
- * Compare the SNode at off with (hash, lencls, pre, key).  1 and *value on
- * a match, 0 when it is another key, -EINVAL when out of bounds.  *hash_out
- * (if not NULL) gets the SNode's hash for expansion.
+ * Compare the SNode at off with (hash, lencls, pre, key).  1 and *value
+ * (and *ref = off, if ref is not NULL) on a match, 0 when it is another
+ * key, -EINVAL when out of bounds.  *hash_out (if not NULL) gets the
+ * SNode's hash for expansion.
  */
 static inline __attribute__((always_inline)) int
 st__snode_match(const struct sandtrace_arena *a, uint32_t off, uint64_t hash, uint32_t lencls,
-		uint64_t pre, const void *key, size_t len, uint32_t *value, uint64_t *hash_out)
+		uint64_t pre, const void *key, size_t len, uint32_t *value, uint32_t *ref,
+		uint64_t *hash_out)
 {
 	const struct st__snode *s = st__at32(a, off, sizeof(*s));
 
@@ -235,8 +237,11 @@ st__snode_match(const struct sandtrace_arena *a, uint32_t off, uint64_t hash, ui
 	} else if (len != 0 && memcmp(s->key, key, len) != 0) {
 		return 0;
 	}
+	/* acquire: pairs with sandtrace_ctrie_value_or's release */
 	if (value != NULL)
-		*value = s->value;
+		*value = atomic_load_explicit(&s->value, memory_order_acquire);
+	if (ref != NULL)
+		*ref = off;
 	return 1;
 }
 
@@ -300,7 +305,7 @@ static inline _Atomic uint64_t *st__bucket(struct st__cache c, uint64_t hash)
 /* 1 and *value when the cache names (cls, key); else 0 (look in the trie). */
 static inline int st__cache_probe(const struct sandtrace_arena *a, struct st__cache c,
 				  uint64_t hash, uint32_t lencls, uint64_t pre, const void *key,
-				  size_t len, uint32_t *value)
+				  size_t len, uint32_t *value, uint32_t *ref)
 {
 	if (c.slots == NULL)
 		return 0;
@@ -318,8 +323,8 @@ static inline int st__cache_probe(const struct sandtrace_arena *a, struct st__ca
 		e = (uint32_t)(w >> 32) == (uint32_t)hash ? w : e;
 	}
 	return ((uint32_t)e & ST__TAG_MASK) == ST__TAG_SNODE &&
-	       st__snode_match(a, st__off((uint32_t)e), hash, lencls, pre, key, len, value, NULL) ==
-		       1;
+	       st__snode_match(a, st__off((uint32_t)e), hash, lencls, pre, key, len, value, ref,
+			       NULL) == 1;
 }
 
 /* Name the SNode br (published, of this hash) in its bucket: the first
@@ -410,17 +415,19 @@ static inline uint32_t st__lencls(unsigned cls, size_t len)
  * every lookup and of every insert of a present key: kept small and inline,
  * the walk below is out of line. */
 static inline int st__cached(const struct sandtrace_arena *a, uint64_t hash, uint32_t lencls,
-			     uint64_t pre, const void *key, size_t len, uint32_t *value)
+			     uint64_t pre, const void *key, size_t len, uint32_t *value,
+			     uint32_t *ref)
 {
 	const struct st__inode *root = st__root(a);
 	return root != NULL &&
-	       st__cache_probe(a, st__cache(a, root), hash, lencls, pre, key, len, value);
+	       st__cache_probe(a, st__cache(a, root), hash, lencls, pre, key, len, value, ref);
 }
 
 /* The walk from the root, for what the cache did not answer. */
 static __attribute__((noinline)) int st__lookup_walk(const struct sandtrace_arena *a,
 						     uint64_t hash, uint32_t lencls, uint64_t pre,
-						     const void *key, size_t len, uint32_t *value)
+						     const void *key, size_t len, uint32_t *value,
+						     uint32_t *ref)
 {
 	const struct st__inode *in = st__root(a);
 	unsigned shift;
@@ -449,7 +456,7 @@ static __attribute__((noinline)) int st__lookup_walk(const struct sandtrace_aren
 				return -EINVAL;
 			for (i = 0; i < n; i++) {
 				int r = st__snode_match(a, st__off(ln->sn[i]), hash, lencls, pre, key, len,
-							value, NULL);
+							value, ref, NULL);
 				if (r != 0)
 					return r;
 			}
@@ -471,7 +478,7 @@ static __attribute__((noinline)) int st__lookup_walk(const struct sandtrace_aren
 		switch (br & ST__TAG_MASK) {
 		case ST__TAG_SNODE: {
 			int r = st__snode_match(a, st__off(br), hash, lencls, pre, key, len, value,
-						NULL);
+						ref, NULL);
 			if (r == 1)
 				st__cache_fill(cache, hash, br);
 			return r;
@@ -499,7 +506,7 @@ static __attribute__((noinline)) int st__lookup_walk(const struct sandtrace_aren
  */
 static inline __attribute__((always_inline)) int
 st__lookup(const struct sandtrace_arena *a, uint64_t hash, unsigned cls, uint64_t pre,
-	   const void *key, size_t len, uint32_t *value)
+	   const void *key, size_t len, uint32_t *value, uint32_t *ref)
 {
 	if (a == NULL || a->base == NULL)
 		return -EINVAL;
@@ -508,15 +515,15 @@ st__lookup(const struct sandtrace_arena *a, uint64_t hash, unsigned cls, uint64_
 	if (len != 0 && key == NULL)
 		return -EINVAL;
 	uint32_t lencls = st__lencls(cls, len);
-	if (st__cached(a, hash, lencls, pre, key, len, value))
+	if (st__cached(a, hash, lencls, pre, key, len, value, ref))
 		return 1;
-	return st__lookup_walk(a, hash, lencls, pre, key, len, value);
+	return st__lookup_walk(a, hash, lencls, pre, key, len, value, ref);
 }
 
 int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsigned cls,
 			    const void *key, size_t len, uint32_t *value)
 {
-	return st__lookup(a, hash, cls, ST__WHOLE, key, len, value);
+	return st__lookup(a, hash, cls, ST__WHOLE, key, len, value, NULL);
 }
 
 int st__ctrie_lookup_hashed_prefixed(const struct sandtrace_arena *a, uint64_t hash, unsigned cls,
@@ -525,12 +532,12 @@ int st__ctrie_lookup_hashed_prefixed(const struct sandtrace_arena *a, uint64_t h
 {
 	if (rest_len > ST__KEY_MAX - 4)
 		return 0;
-	return st__lookup(a, hash, cls, prefix, rest, rest_len + 4, value);
+	return st__lookup(a, hash, cls, prefix, rest, rest_len + 4, value, NULL);
 }
 
 int sandtrace_ctrie_lookup_prefixed(const struct sandtrace_arena *a, unsigned cls,
 				    uint32_t prefix, const void *rest, size_t rest_len,
-				    uint32_t *value)
+				    uint32_t *value, uint32_t *ref)
 {
 	/* checked before hashing, which would read rest */
 	if (rest_len != 0 && rest == NULL)
@@ -538,7 +545,24 @@ int sandtrace_ctrie_lookup_prefixed(const struct sandtrace_arena *a, unsigned cl
 	if (rest_len > ST__KEY_MAX - 4)
 		return 0;
 	return st__lookup(a, st__hash_prefixed(cls, prefix, rest, rest_len), cls, prefix, rest,
-			  rest_len + 4, value);
+			  rest_len + 4, value, ref);
+}
+
+uint32_t sandtrace_ctrie_value(const struct sandtrace_arena *a, uint32_t ref)
+{
+	const struct st__snode *s = a != NULL && a->base != NULL ? st__at32(a, ref, sizeof(*s)) : NULL;
+	/* acquire: pairs with sandtrace_ctrie_value_or's release */
+	return s != NULL ? atomic_load_explicit(&s->value, memory_order_acquire) : 0;
+}
+
+void sandtrace_ctrie_value_or(struct sandtrace_arena *a, uint32_t ref, uint32_t bits)
+{
+	struct st__snode *s = a != NULL && a->base != NULL ? st__at32(a, ref, sizeof(*s)) : NULL;
+	/* release: what the caller did before (the insert it names) comes
+	 * first for whoever acquires the bits */
+	if (s != NULL && (bits & SANDTRACE_V_SEEN_MASK) != 0)
+		atomic_fetch_or_explicit(&s->value, bits & SANDTRACE_V_SEEN_MASK,
+					 memory_order_release);
 }
 
 int sandtrace_ctrie_lookup(const struct sandtrace_arena *a, unsigned cls, const void *key,
@@ -549,7 +573,7 @@ int sandtrace_ctrie_lookup(const struct sandtrace_arena *a, unsigned cls, const 
 		return -EINVAL;
 	if (len > ST__KEY_MAX)
 		return 0;
-	return st__lookup(a, st__hash(cls, key, len), cls, ST__WHOLE, key, len, value);
+	return st__lookup(a, st__hash(cls, key, len), cls, ST__WHOLE, key, len, value, NULL);
 }
 
 /* ---- insert ------------------------------------------------------------ */
@@ -591,7 +615,7 @@ static uint32_t st__snode_new(struct sandtrace_arena *a, uint64_t hash, uint32_t
 		return 0;
 	s = (struct st__snode *)(a->base + off);
 	s->hash = hash;
-	s->value = value;
+	atomic_store_explicit(&s->value, value, memory_order_relaxed); /* published by the CAS */
 	s->lencls = lencls;
 	if (len != 0)
 		memcpy(s->key, key, len);
@@ -699,8 +723,7 @@ static __attribute__((noinline)) int st__insert_walk(struct sandtrace_arena *a, 
 				return -EINVAL;
 			for (i = 0; i < n; i++) {
 				int r = st__snode_match(a, st__off(ln->sn[i]), hash, lencls, ST__WHOLE,
-							key, len,
-							prev, NULL);
+							key, len, prev, NULL, NULL);
 				if (r != 0)
 					return r == 1 ? 0 : r;
 			}
@@ -778,7 +801,7 @@ static __attribute__((noinline)) int st__insert_walk(struct sandtrace_arena *a, 
 			if ((br & ST__TAG_MASK) != ST__TAG_SNODE)
 				return -EINVAL;
 			r = st__snode_match(a, st__off(br), hash, lencls, ST__WHOLE, key, len, prev,
-					    &oh);
+					    NULL, &oh);
 			if (r == 1)
 				st__cache_fill(cache, hash, br);
 			if (r != 0)
@@ -822,7 +845,7 @@ st__insert(struct sandtrace_arena *a, uint64_t hash, unsigned cls, const void *k
 	if (a == NULL || a->base == NULL || len > ST__KEY_MAX || (len != 0 && key == NULL))
 		return -EINVAL;
 	uint32_t lencls = st__lencls(cls, len);
-	if (st__cached(a, hash, lencls, ST__WHOLE, key, len, prev))
+	if (st__cached(a, hash, lencls, ST__WHOLE, key, len, prev, NULL))
 		return 0; /* present: the hit path of "already recorded" */
 	return st__insert_walk(a, hash, lencls, key, len, value, prev);
 }

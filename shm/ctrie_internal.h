@@ -57,7 +57,7 @@ struct st__cnode {
  */
 struct st__snode {
 	uint64_t hash;
-	uint32_t value;
+	_Atomic uint32_t value; /* fixed at insert but for bits that only grow (sandtrace_ctrie_value_or) */
 	uint32_t lencls; /* len << 8 | cls */
 	uint8_t key[];
 };

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "common.h"
 
 /*
  * After A. Prokopec, N. Bronson, P. Bagwell, M. Odersky, "Concurrent Tries
@@ -45,6 +46,16 @@
 #define SANDTRACE_V_EACCES (1u << 8)  /* denied with EACCES (visible, not writable) */
 #define SANDTRACE_V_RECORDED (1u << 9)
 #define SANDTRACE_V_TAMPERED (1u << 10) /* identity key: the version does not match the manifest */
+/*
+ * On a verdict key (SANDTRACE_KEY_VERDICT | class [| NOFOLLOW], generation +
+ * spelling): bit SANDTRACE_V_SEEN_SHIFT + kind says that the record key
+ * (kind [| NOFOLLOW], the same generation + spelling) is in the Ctrie, so
+ * that a hit under a sandbox reads one SNode, not two.  Set by the shim with
+ * sandtrace_ctrie_value_or once it has seen that record key; they only
+ * grow; an unset bit says nothing (look the record key up).
+ */
+#define SANDTRACE_V_SEEN_SHIFT 16u
+#define SANDTRACE_V_SEEN_MASK (((1u << SANDTRACE_KIND_MAX) - 1u) << SANDTRACE_V_SEEN_SHIFT)
 
 /*
  * sandtrace_ctrie_init - start a new generation: allocate an empty root
@@ -85,11 +96,22 @@ int sandtrace_ctrie_lookup(const struct sandtrace_arena *a, unsigned cls, const 
  * rest[0..rest_len), given in its two pieces: the key is hashed
  * (sandtrace_ctrie_hash_prefixed) and compared where it lies, never put
  * together.  Same returns and guarantees as sandtrace_ctrie_lookup; rest is
- * read, not kept.
+ * read, not kept.  When found and ref is not NULL, *ref names the key's
+ * SNode for sandtrace_ctrie_value and sandtrace_ctrie_value_or (valid as
+ * long as the arena is mapped: nodes are never freed).
  */
 int sandtrace_ctrie_lookup_prefixed(const struct sandtrace_arena *a, unsigned cls,
 				    uint32_t prefix, const void *rest, size_t rest_len,
-				    uint32_t *value);
+				    uint32_t *value, uint32_t *ref);
+
+/*
+ * sandtrace_ctrie_value - the value of the SNode ref names now (acquire);
+ * 0 for a ref out of bounds.  sandtrace_ctrie_value_or - or bits into it
+ * (release), only SANDTRACE_V_SEEN_MASK bits (others are ignored: the
+ * verdict itself never changes).  Both lock-free, async-signal-safe.
+ */
+uint32_t sandtrace_ctrie_value(const struct sandtrace_arena *a, uint32_t ref);
+void sandtrace_ctrie_value_or(struct sandtrace_arena *a, uint32_t ref, uint32_t bits);
 
 /*
  * sandtrace_ctrie_insert - insert (cls, key) -> value if absent.  Returns 1

@@ -183,4 +183,22 @@ r += [st('$W/in/hp/f') for i in range(2)]
 print(' '.join(r))")
 check "hit path under a fence: denied stays hidden, spellings judged clean (got: $out)" \
 	test "$out" = "No No No ok ok ok No ok No No No"
+# ... and records under a fence: the verdict's SNode remembers which records of
+# its key exist, which must not answer for a name that went missing, nor for a
+# link repointed by another process
+mkdir -p hq/a hq/b; echo a > hq/a/f; echo 1 > hq/b/t1; echo 2 > hq/b/t2; ln -s "$W/in/hq/b/t1" hq/b/l
+"$ST" run --fence --policy "$W/policy" --report "$W/hq.jsonl" -- /usr/bin/python3 -c "
+import os, subprocess
+def st(p):
+    try: os.stat(p)
+    except FileNotFoundError: pass
+for i in range(3): st('$W/in/hq/a/f'); st('$W/in/hq/b/l')
+subprocess.run(['rm', 'hq/a/f'])
+for i in range(3): st('$W/in/hq/a/f')
+subprocess.run(['sh', '-c', 'ln -s $W/in/hq/b/t2 hq/b/m; mv -T hq/b/m hq/b/l'])
+for i in range(3): st('$W/in/hq/b/l')"
+check "fenced hit path: a warm name removed by another process is recorded missing" \
+	has N "$W/in/hq/a/f" "$W/hq.jsonl"
+check "fenced hit path: a warm link repointed by another process: its new target recorded" \
+	has Q "$W/in/hq/b/t2" "$W/hq.jsonl"
 done_

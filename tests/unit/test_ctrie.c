@@ -320,16 +320,37 @@ START_TEST(prefixed_keys)
 	for (unsigned i = 0; i < N; i++) {
 		uint32_t gen = i % 5 ? 0x80000000u | i : i;
 		size_t n = key_of(i, k, sizeof(k));
-		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, gen, k, n, &v), 1);
+		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, gen, k, n, &v, NULL), 1);
 		ck_assert_uint_eq(v, i);
 		/* another prefix, class, length or last byte: another key */
-		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, gen ^ 1, k, n, &v), 0);
-		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 2, gen, k, n, &v), 0);
-		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, gen, k, n - 1, &v), 0);
+		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, gen ^ 1, k, n, &v, NULL), 0);
+		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 2, gen, k, n, &v, NULL), 0);
+		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, gen, k, n - 1, &v, NULL), 0);
 		k[n - 1] ^= 0x40;
-		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, gen, k, n, &v), 0);
+		ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, gen, k, n, &v, NULL), 0);
 	}
-	ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, 0, NULL, 5, &v), -EINVAL);
+	ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, 0, NULL, 5, &v, NULL), -EINVAL);
+
+	/* a verdict's SNode takes the record kinds seen (only those bits, only more) */
+	uint32_t ref = 0, ref2 = 0;
+	size_t n7 = key_of(7, k, sizeof(k));
+	ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, 0x80000007u, k, n7, &v, &ref), 1);
+	ck_assert_uint_ne(ref, 0);
+	ck_assert_uint_eq(sandtrace_ctrie_value(&g_a, ref), 7);
+	sandtrace_ctrie_value_or(&g_a, ref, 1u << (SANDTRACE_V_SEEN_SHIFT + SANDTRACE_KIND_MISSING));
+	sandtrace_ctrie_value_or(&g_a, ref, 0xffu | SANDTRACE_V_EACCES); /* not a seen bit: ignored */
+	ck_assert_int_eq(sandtrace_ctrie_lookup_prefixed(&g_a, 3, 0x80000007u, k, n7, &v, &ref2), 1);
+	ck_assert_uint_eq(ref2, ref);
+	ck_assert_uint_eq(v, 7u | 1u << (SANDTRACE_V_SEEN_SHIFT + SANDTRACE_KIND_MISSING));
+	ck_assert_uint_eq(sandtrace_ctrie_value(&g_a, ref), v);
+	/* an insert of the key again keeps the value, seen bits and all */
+	memcpy(k + 64, k, n7);
+	uint32_t g7 = 0x80000007u;
+	memcpy(k, &g7, 4);
+	memcpy(k + 4, k + 64, n7);
+	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 3, k, n7 + 4, 99, &v), 0);
+	ck_assert_uint_eq(v, 7u | 1u << (SANDTRACE_V_SEEN_SHIFT + SANDTRACE_KIND_MISSING));
+	ck_assert_uint_eq(sandtrace_ctrie_value(&g_a, UINT32_MAX - 8), 0); /* out of bounds */
 
 	/* full-hash collisions: the LNode's SNodes compared in two pieces */
 	const uint64_t h = UINT64_C(0x0123456789abcdef);
