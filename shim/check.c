@@ -106,6 +106,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->abs = NULL;
 	a->abs_len = 0;
 	a->abs_src = NULL;
+	a->gens = false;
 	a->abs_map = 0;
 	a->rpath = NULL;
 	a->rpath_len = 0;
@@ -216,7 +217,7 @@ static const char *key_with(struct st_acc *a, uint32_t gen, size_t n, size_t *le
 
 static const char *key_of_abs(struct st_acc *a, size_t *len)
 {
-	return key_with(a, gen_of(a->abs, a->abs_len), a->abs_len, len);
+	return key_with(a, a->gens ? a->gen_abs : gen_of(a->abs, a->abs_len), a->abs_len, len);
 }
 
 /* The slot of the children of the name a->abs ("/a/b" -> the slot of "/a/b/"). */
@@ -350,6 +351,12 @@ static bool make_abs(struct st_acc *a)
 		a->skip = true;
 		return false;
 	}
+	/* a spelling that ends in "/" or "/." (the cleaning drops them)
+	 * makes the kernel follow a symlink at its last name even for
+	 * lstat, readlink or O_NOFOLLOW: judged and recorded as followed */
+	if (a->nofollow && plen > 1 &&
+	    (p[plen - 1] == '/' || (p[plen - 1] == '.' && p[plen - 2] == '/')))
+		a->nofollow = false;
 	a->abs = out;
 	a->abs_len = (size_t)n;
 	return true;
@@ -637,7 +644,32 @@ static inline uint32_t link_gen(void)
 }
 static const char *key_via_link(struct st_acc *a, size_t *len)
 {
-	return key_with(a, link_gen(), a->abs_len, len);
+	return key_with(a, a->gens ? a->gen_link : link_gen(), a->abs_len, len);
+}
+
+/*
+ * Take the generations of a->abs's two keys once, before the decision they
+ * key: whatever is decided from then on (a policy read, a resolution) is
+ * inserted under them, so a reload or a namespace change that lands during
+ * the decision leaves its answer under generations already past, where no
+ * lookup meets it, never under the new ones.  Before st__policy_refresh and
+ * resolve(); st__post takes them anew for the records.
+ */
+static void take_gens(struct st_acc *a)
+{
+	a->gen_link = link_gen();
+	a->gen_abs = gen_of(a->abs_src, a->abs_len);
+	a->gens = true;
+}
+
+/* Has the clean spelling p[0..n) a ".." component?  What it names depends on
+ * every directory before the "..", not only on the one its slot is of. */
+static bool has_dotdot(const char *p, size_t n)
+{
+	for (const char *q = p; (q = memmem(q, (size_t)(p + n - q), "/..", 3)) != NULL; q += 3)
+		if (q + 3 == p + n || q[3] == '/')
+			return true;
+	return false;
 }
 
 /* After resolve(): does the spelling get keys at all (not through a /proc
@@ -648,7 +680,10 @@ static bool keyable(const struct st_acc *a)
 }
 static const char *key_as_resolved(struct st_acc *a, size_t *len)
 {
-	return a->via_link ? key_via_link(a, len) : key_of_abs(a, len);
+	/* a ".." spelling too is keyed with the arena epoch: the change of
+	 * any directory before its ".." moves what it names */
+	return a->via_link || has_dotdot(a->abs, a->abs_len) ? key_via_link(a, len)
+							       : key_of_abs(a, len);
 }
 
 /*
@@ -663,8 +698,8 @@ static const char *key_as_resolved(struct st_acc *a, size_t *len)
  * generation of the key found, which tells its kind: top bit set through a
  * link).
  */
-static int lookup_spelling_ref(const char *p, size_t n, unsigned cls, uint32_t *v, uint32_t *ref,
-			       uint32_t *gen_found)
+static int lookup_spelling_gens(const char *p, size_t n, unsigned cls, const struct st_acc *g,
+				uint32_t *v, uint32_t *ref, uint32_t *gen_found)
 {
 	bool linky = p[0] == '/' && ((p[1] == 'l' && p[2] == 'i' && p[3] == 'b' &&
 				       (p[4] == '/' || (p[4] == '6' && p[5] == '4' && p[6] == '/'))) ||
@@ -672,7 +707,8 @@ static int lookup_spelling_ref(const char *p, size_t n, unsigned cls, uint32_t *
 				      (p[1] == 's' && p[2] == 'b' && p[3] == 'i' && p[4] == 'n' &&
 				       p[5] == '/'));
 	for (int i = 0; i < 2; i++) {
-		uint32_t gen = (i == 0) == linky ? link_gen() : gen_of(p, n);
+		uint32_t gen = (i == 0) == linky ? (g ? g->gen_link : link_gen())
+						 : (g ? g->gen_abs : gen_of(p, n));
 		if (sandtrace_ctrie_lookup_prefixed(&st__g.arena, cls, gen, p, n, v, ref) == 1) {
 			if (gen_found)
 				*gen_found = gen;
@@ -682,15 +718,17 @@ static int lookup_spelling_ref(const char *p, size_t n, unsigned cls, uint32_t *
 	return 0;
 }
 
-static int lookup_spelling(const char *p, size_t n, unsigned cls, uint32_t *v)
+static int lookup_spelling_ref(const char *p, size_t n, unsigned cls, uint32_t *v, uint32_t *ref,
+			       uint32_t *gen_found)
 {
-	return lookup_spelling_ref(p, n, cls, v, NULL, NULL);
+	return lookup_spelling_gens(p, n, cls, NULL, v, ref, gen_found);
 }
 
-/* ... of a->abs, read from abs_src: the copy's bytes were just stored */
+/* ... of a->abs, read from abs_src (the copy's bytes were just stored),
+ * under the generations take_gens took */
 static int lookup_both(struct st_acc *a, unsigned cls, uint32_t *v)
 {
-	return lookup_spelling(a->abs_src, a->abs_len, cls, v);
+	return lookup_spelling_gens(a->abs_src, a->abs_len, cls, a, v, NULL, NULL);
 }
 
 /* (path, nofollow) -> an odd 64-bit tag (0 is "empty").  It picks the
@@ -852,11 +890,13 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 	if (n > ST_FAST_PATH)
 		goto slow;
 	unsigned cls = sandtrace_kind_class(kind);
-	uint64_t tag = 0, epoch = 0;
+	/* the epoch before anything is decided: a memo entry filled below is
+	 * valid in it only, so a change that lands during the decision leaves
+	 * the entry already stale (an epoch read after it would not) */
+	uint64_t tag = 0, epoch = memo_epoch();
 	uint32_t vref = 0, vgen = 0;
 	struct st_memo_ent *e = NULL;
 	if (t->memo_fast && n <= ST_MEMO_KEY) { /* the trial is over and paid */
-		epoch = memo_epoch();
 		tag = memo_hash(path, n, nofollow);
 		e = &t->memo[(tag >> 1) % ST_MEMO_WAYS];
 		if (memo_allows(e, tag, epoch, path, n, cls))
@@ -878,11 +918,8 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 	 * path is not taken) */
 	if (!t->memo_fast) {
 		e = memo_entry(t, path, n, nofollow, &tag);
-		if (e) {
-			epoch = memo_epoch();
-			if (memo_allows(e, tag, epoch, path, n, cls))
-				memo_hit(t);
-		}
+		if (e && memo_allows(e, tag, epoch, path, n, cls))
+			memo_hit(t);
 	}
 	if (e)
 		memo_fill(e, tag, epoch, path, n, trivial ? 0xffu : cls);
@@ -970,6 +1007,7 @@ int st__pre(struct st_acc *a)
 	}
 	uint32_t v;
 	if (st__g.arena.base) {
+		take_gens(a);
 		st__policy_refresh();
 		if (atomic_load_explicit(&st__g.trivial_policy, memory_order_relaxed)) {
 			memo_allow(a, 0xffu); /* no sandbox: every class */
@@ -1079,6 +1117,7 @@ void st__post(struct st_acc *a, int err)
 		ST_COUNT(st__g.calls);
 		uint32_t had;
 		unsigned rk = key_of(kind, a->nofollow);
+		take_gens(a); /* anew: the records are a decision of their own */
 		if (lookup_both(a, rk, &had) == 1) { /* already recorded by some process: a hit */
 			ST_COUNT(st__g.hits);
 			memo_recorded(a, kind);

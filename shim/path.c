@@ -276,6 +276,12 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			return st__path_fold(out, olen);
 		}
 		link[n] = 0;
+		/* /proc/self and /proc/thread-self lead to the calling process's
+		 * (thread's) own directory: what lies beyond moves with the
+		 * process, so no key may hold it (each process is recorded) */
+		if (via_link && ((cand == 10 && !memcmp(out, "/proc/self", 10)) ||
+				 (cand == 17 && !memcmp(out, "/proc/thread-self", 17))))
+			*via_link |= ST_VIA_MAGIC;
 		if (is_proc_magic(out, cand)) {
 			if (via_link) /* what it names moves with the process (chdir, dup2) */
 				*via_link |= ST_VIA_MAGIC;

@@ -288,6 +288,8 @@ struct st_acc {
 	char *abs;            /* absolute spelling: points into absbuf (after the 4-byte
 				 generation that prefixes every Ctrie key) or an mmap */
 	size_t abs_len;
+	uint32_t gen_abs, gen_link; /* the generations of abs's two keys (take_gens) */
+	bool gens;            /* ... taken: keys are made with them */
 	const char *abs_src;  /* the same bytes as abs, where they can be read without
 				 reading back the copy (make_abs: the program's own buffer
 				 when it was clean and absolute, else abs) */

@@ -262,4 +262,17 @@ check "hit path: a name missing, then made by another process: its missing stat 
 	has N "$W/hp/g" "$W/hp.jsonl"
 check "... and its query once it is there" has Q "$W/hp/g" "$W/hp.jsonl"
 check "... an unclean spelling recorded as its clean one" not_has "$W//hp/./g" "$W/hp.jsonl"
+# /proc/self leads to each process's own directory: what a process reads under it
+# is recorded for every process, not once for the first (no key may hold it)
+"$ST" run --report "$W/ps.jsonl" -- python3 -c "
+import os
+for k in range(3):
+    p = os.fork()
+    if p == 0:
+        os.close(os.open('/proc/self/status', os.O_RDONLY)); os.stat('/proc/self/comm'); os._exit(0)
+    os.waitpid(p, 0)"
+n=$("$ST" report --list "$W/ps.jsonl" | grep -c '/proc/[0-9]*/status$')
+check "/proc/self/status read by three processes: three records (got $n)" test "$n" -eq 3
+n=$("$ST" report --list "$W/ps.jsonl" | grep -c '/proc/[0-9]*/comm$')
+check "... and /proc/self/comm queried by three: three records (got $n)" test "$n" -eq 3
 done_

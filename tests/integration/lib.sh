@@ -5,6 +5,7 @@ ST=$B/daemon/sandtrace
 DRV=$B/tests/drivers/stdriver
 LOGORDER=$B/tests/drivers/logorder
 CHAIN=$B/tests/drivers/chain
+SWAPRACE=$B/tests/drivers/swaprace
 W=$(mktemp -d /tmp/st-integ.XXXXXX)
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
 PASS=0; FAIL=0
