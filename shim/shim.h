@@ -57,6 +57,14 @@ void *st__resolve(_Atomic(void *) *slot, const char *name);
  */
 #define ST_HOT __attribute__((section(".data.st_hot")))
 
+/*
+ * ST_EVERY: a function every traced process runs though its file's others
+ * are not (main's trampoline, the exit hook): placed at the front of the
+ * code (the default linker script puts .text.hot.* first), in the 64 KiB
+ * window of the file that the process faults in anyway (shim/meson.build).
+ */
+#define ST_EVERY __attribute__((section(".text.hot.st_every")))
+
 /* Bump a statistics counter: a plain load and store while the process has
  * one thread (glibc's __libc_single_threaded: most processes of a build),
  * a locked add once it has more, so that threads racing on it lose no

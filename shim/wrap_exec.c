@@ -894,7 +894,7 @@ EXPORT FILE *popen(const char *cmd, const char *mode)
 /* ---------------------------------------------------------------------------
  * exit and wait: exit statuses for the process records.
  * ------------------------------------------------------------------------ */
-void st__exit_hook(int status)
+ST_EVERY void st__exit_hook(int status)
 {
 	if (!st__g.active || st__depth)
 		return;
@@ -911,21 +911,21 @@ void st__exit_hook(int status)
 	}
 	st__depth--;
 }
-EXPORT void exit(int status)
+ST_EVERY EXPORT void exit(int status)
 {
 	st__init();
 	st__exit_hook(status);
 	REAL(exit)(status);
 	__builtin_unreachable();
 }
-EXPORT void _exit(int status)
+ST_EVERY EXPORT void _exit(int status)
 {
 	st__init();
 	st__exit_hook(status);
 	REAL(_exit)(status);
 	__builtin_unreachable();
 }
-EXPORT void _Exit(int status)
+ST_EVERY EXPORT void _Exit(int status)
 {
 	st__init();
 	st__exit_hook(status);
@@ -1013,14 +1013,14 @@ EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
  * ------------------------------------------------------------------------ */
 typedef int (*st_main_fn)(int, char **, char **);
 
-static int main_trampoline(int argc, char **argv, char **envp)
+ST_EVERY static int main_trampoline(int argc, char **argv, char **envp)
 {
 	int r = st__g.real_main(argc, argv, envp);
 	st__exit_hook(r & 0xff);
 	return r;
 }
 
-EXPORT int __libc_start_main(st_main_fn main, int argc, char **argv, void (*init)(void),
+ST_EVERY EXPORT int __libc_start_main(st_main_fn main, int argc, char **argv, void (*init)(void),
 			     void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
 {
 	st__g.real_main = main; /* on st__g's page: no page of its own to fault in */
