@@ -694,7 +694,7 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 			rc = -ENOMEM;
 			if (key != NULL) {
 				sandtrace_ask_key(key, klen, pgen, v.path, v.a.path_len);
-				rc = sandtrace_ctrie_insert(&d->arena, SANDTRACE_KEY_VERDICT | cls,
+				rc = sandtrace_ctrie_insert(&d->arena, SANDTRACE_KEY_ASK | cls,
 							    key, klen, val, NULL);
 				if (key != stackkey)
 					free(key);

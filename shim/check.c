@@ -80,12 +80,13 @@ ssize_t st__getcwd(char *buf, size_t cap)
 }
 
 
-void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, bool nofollow)
+void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, unsigned nofollow)
 {
 	a->dirfd = dirfd;
 	a->path = path;
 	a->kind = kind;
-	a->nofollow = nofollow;
+	a->nofollow = nofollow != 0;
+	a->name_op = nofollow == ST_NF_NAME;
 	a->empty_path = false;
 	a->skip = false;
 	a->magic_fd = false;
@@ -353,8 +354,10 @@ static bool make_abs(struct st_acc *a)
 	}
 	/* a spelling that ends in "/" or "/." (the cleaning drops them)
 	 * makes the kernel follow a symlink at its last name even for
-	 * lstat, readlink or O_NOFOLLOW: judged and recorded as followed */
-	if (a->nofollow && plen > 1 &&
+	 * lstat, readlink, lchown or O_NOFOLLOW: judged and recorded as
+	 * followed; not for the calls on the name itself (unlink, rmdir,
+	 * rename, mkdir, symlink, ...), which fail on the link instead */
+	if (a->nofollow && !a->name_op && plen > 1 &&
 	    (p[plen - 1] == '/' || (p[plen - 1] == '.' && p[plen - 2] == '/')))
 		a->nofollow = false;
 	a->abs = out;
@@ -439,9 +442,9 @@ static uint32_t decide_local(struct st_acc *a, unsigned cls)
 		    &sandtrace_arena_hdr(&st__g.arena)->generation, memory_order_acquire);
 		size_t klen = sandtrace_ask_key(t->scratch, sizeof(t->scratch), pgen, a->rpath,
 						a->rpath_len);
-		if (klen && sandtrace_ctrie_lookup(&st__g.arena, SANDTRACE_KEY_VERDICT | cls,
+		if (klen && sandtrace_ctrie_lookup(&st__g.arena, SANDTRACE_KEY_ASK | cls,
 						   t->scratch, klen, &v) == 1)
-			return v;
+			return v & ~SANDTRACE_V_SEEN_MASK;
 		struct sandtrace_verdict vd;
 		if (st__request(a->kind, a->rpath, a->rpath_len, &vd) == 0)
 			return vd.action | (vd.err == EACCES ? SANDTRACE_V_EACCES : 0);
@@ -1023,7 +1026,9 @@ int st__pre(struct st_acc *a)
 			 * again; nor one through a /proc magic link */
 			if (!a->fail_open && keyable(a)) {
 				const char *k = key_as_resolved(a, &klen);
-				sandtrace_ctrie_insert(&st__g.arena, key, k, klen, v, NULL);
+				/* seen bits are of a key's own records only */
+				sandtrace_ctrie_insert(&st__g.arena, key, k, klen,
+						       v & ~SANDTRACE_V_SEEN_MASK, NULL);
 			}
 		}
 	} else {
@@ -1117,7 +1122,12 @@ void st__post(struct st_acc *a, int err)
 		ST_COUNT(st__g.calls);
 		uint32_t had;
 		unsigned rk = key_of(kind, a->nofollow);
-		take_gens(a); /* anew: the records are a decision of their own */
+		/* the records are a decision of their own, keyed with the
+		 * generations read before the resolution they use: anew when
+		 * it is yet to be made, st__pre's when it made it (a change
+		 * during the call then leaves them under past generations) */
+		if (!a->resolved)
+			take_gens(a);
 		if (lookup_both(a, rk, &had) == 1) { /* already recorded by some process: a hit */
 			ST_COUNT(st__g.hits);
 			memo_recorded(a, kind);

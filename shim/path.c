@@ -176,16 +176,18 @@ static bool is_proc_magic(const char *p, size_t len)
 		return false;
 	const char *rest = slash + 1;
 	size_t rl = (size_t)(end - rest);
+	/* a thread's own directory has the same links: /proc/P/task/T/... */
+	if (rl > 5 && !memcmp(rest, "task/", 5)) {
+		const char *s2 = memchr(rest + 5, '/', rl - 5);
+		if (!s2)
+			return false;
+		rest = s2 + 1;
+		rl = (size_t)(end - rest);
+	}
 	if ((rl == 3 && !memcmp(rest, "exe", 3)) || (rl == 3 && !memcmp(rest, "cwd", 3)) ||
 	    (rl == 4 && !memcmp(rest, "root", 4)))
 		return true;
-	if (rl > 3 && !memcmp(rest, "fd/", 3))
-		return true;
-	if (rl > 5 && !memcmp(rest, "task/", 5)) {
-		const char *s2 = memchr(rest + 5, '/', rl - 5);
-		return s2 && (size_t)(end - s2) > 4 && !memcmp(s2, "/fd/", 4);
-	}
-	return false;
+	return rl > 3 && !memcmp(rest, "fd/", 3);
 }
 
 ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,

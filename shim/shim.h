@@ -272,6 +272,7 @@ struct st_acc {
 	const char *path;     /* as the program passed it */
 	unsigned kind;        /* enum sandtrace_kind as attempted */
 	bool nofollow;        /* the last component is not followed */
+	bool name_op;         /* ... and the call works on the name itself (ST_NF_NAME) */
 	bool empty_path;      /* AT_EMPTY_PATH allowed */
 	bool skip;            /* nothing to check or record (NULL path, non-file, ...) */
 	bool magic_fd;        /* the path is a /proc/<pid>/fd/N (or exe, cwd, root) link: an
@@ -411,8 +412,13 @@ struct st_call {
 bool st__enter(struct st_call *c);
 void st__leave(struct st_call *c);
 
-/* st__acc_init - prepare an access (no system call yet). */
-void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, bool nofollow);
+/* st__acc_init - prepare an access (no system call yet).  nofollow: 0 (the
+ * last name is followed), nonzero (not followed), ST_NF_NAME (not followed,
+ * and the call works on the name itself: unlink, rmdir, rename, mkdir, the
+ * new name of link and symlink, mknod; a spelling ending in "/" does not
+ * make the kernel follow a link there, as it does for lstat or lchown). */
+#define ST_NF_NAME 3u
+void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, unsigned nofollow);
 
 /* st__pre - decide an access before the real call.  Returns 0 to go on, or
  * the errno (ENOENT, EACCES) with which the call must fail; a refusal is

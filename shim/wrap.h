@@ -10,6 +10,9 @@
 #define K_Q SANDTRACE_KIND_QUERY
 #define K_X SANDTRACE_KIND_EXEC
 #define K_D SANDTRACE_KIND_DIR
+/* nofollow, for a call on the name itself (unlink, rmdir, rename, link's and
+ * symlink's new name, mkdir, mknod, mkfifo): see ST_NF_NAME */
+#define NF_NAME ST_NF_NAME
 
 /*
  * ONE_PATH(type, failed, fdir, fpath, kind, nofollow, empty, call):

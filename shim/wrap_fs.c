@@ -325,7 +325,7 @@ EXPORT ssize_t __readlinkat_chk(int dirfd, const char *path, char *buf, size_t l
 }
 EXPORT int link(const char *old, const char *new)
 {
-	TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, old, K_Q, true, false, AT_FDCWD, new, K_W, true,
+	TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, old, K_Q, true, false, AT_FDCWD, new, K_W, NF_NAME,
 		  REAL(link)(old, new));
 }
 EXPORT int linkat(int od, const char *old, int nd, const char *new, int flags)
@@ -333,16 +333,16 @@ EXPORT int linkat(int od, const char *old, int nd, const char *new, int flags)
 	/* the source of linkat(AT_EMPTY_PATH) or of /proc/self/fd/N names an
 	 * open file (O_TMPFILE): both are mapped to the file the same way */
 	TWO_PATHS(int, -1, FAILED_INT, od, old, K_Q, !(flags & AT_SYMLINK_FOLLOW),
-		  AT_EMPTY(flags), nd, new, K_W, true, REAL(linkat)(od, old, nd, new, flags));
+		  AT_EMPTY(flags), nd, new, K_W, NF_NAME, REAL(linkat)(od, old, nd, new, flags));
 }
 EXPORT int symlink(const char *target, const char *linkpath)
 {
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, linkpath, K_W, true, false,
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, linkpath, K_W, NF_NAME, false,
 		 REAL(symlink)(target, linkpath));
 }
 EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
 {
-	ONE_PATH(int, -1, FAILED_INT, dirfd, linkpath, K_W, true, false,
+	ONE_PATH(int, -1, FAILED_INT, dirfd, linkpath, K_W, NF_NAME, false,
 		 REAL(symlinkat)(target, dirfd, linkpath));
 }
 /* realpath and friends: glibc resolves with internal lstat/readlink calls.
@@ -367,62 +367,62 @@ EXPORT char *canonicalize_file_name(const char *path)
 /* ---- namespace changes: every name that appears or disappears is a write ---- */
 EXPORT int mkdir(const char *path, mode_t mode)
 {
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, true, false, REAL(mkdir)(path, mode));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, REAL(mkdir)(path, mode));
 }
 EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 {
-	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_W, true, false,
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_W, NF_NAME, false,
 		 REAL(mkdirat)(dirfd, path, mode));
 }
 EXPORT int rmdir(const char *path)
 {
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, true, false, REAL(rmdir)(path));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, REAL(rmdir)(path));
 }
 EXPORT int unlink(const char *path)
 {
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, true, false, REAL(unlink)(path));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, REAL(unlink)(path));
 }
 EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
-	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_W, true, false,
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_W, NF_NAME, false,
 		 REAL(unlinkat)(dirfd, path, flags));
 }
 EXPORT int remove(const char *path)
 {
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, true, false, REAL(remove)(path));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, REAL(remove)(path));
 }
 EXPORT int rename(const char *old, const char *new)
 {
-	TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, old, K_W, true, false, AT_FDCWD, new, K_W, true,
+	TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, old, K_W, NF_NAME, false, AT_FDCWD, new, K_W, NF_NAME,
 		  REAL(rename)(old, new));
 }
 EXPORT int renameat(int od, const char *old, int nd, const char *new)
 {
-	TWO_PATHS(int, -1, FAILED_INT, od, old, K_W, true, false, nd, new, K_W, true,
+	TWO_PATHS(int, -1, FAILED_INT, od, old, K_W, NF_NAME, false, nd, new, K_W, NF_NAME,
 		  REAL(renameat)(od, old, nd, new));
 }
 EXPORT int renameat2(int od, const char *old, int nd, const char *new, unsigned int flags)
 {
-	TWO_PATHS(int, -1, FAILED_INT, od, old, K_W, true, false, nd, new, K_W, true,
+	TWO_PATHS(int, -1, FAILED_INT, od, old, K_W, NF_NAME, false, nd, new, K_W, NF_NAME,
 		  REAL(renameat2)(od, old, nd, new, flags));
 }
 EXPORT int mknod(const char *path, mode_t mode, dev_t dev)
 {
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, true, false,
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false,
 		 REAL(mknod)(path, mode, dev));
 }
 EXPORT int mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)
 {
-	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_W, true, false,
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_W, NF_NAME, false,
 		 REAL(mknodat)(dirfd, path, mode, dev));
 }
 EXPORT int mkfifo(const char *path, mode_t mode)
 {
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, true, false, REAL(mkfifo)(path, mode));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, REAL(mkfifo)(path, mode));
 }
 EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
 {
-	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_W, true, false,
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_W, NF_NAME, false,
 		 REAL(mkfifoat)(dirfd, path, mode));
 }
 
@@ -435,13 +435,13 @@ EXPORT int mkfifoat(int dirfd, const char *path, mode_t mode)
 EXPORT int __xmknod(int ver, const char *path, mode_t mode, dev_t *dev)
 {
 	XMKNOD_BAD(ver);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, true, false,
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false,
 		 XFWD(__xmknod, (ver, path, mode, dev), mknod, (path, mode, *dev)));
 }
 EXPORT int __xmknodat(int ver, int dirfd, const char *path, mode_t mode, dev_t *dev)
 {
 	XMKNOD_BAD(ver);
-	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_W, true, false,
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_W, NF_NAME, false,
 		 XFWD(__xmknodat, (ver, dirfd, path, mode, dev), mknodat, (dirfd, path, mode, *dev)));
 }
 

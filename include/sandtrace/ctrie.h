@@ -40,6 +40,14 @@
 #define SANDTRACE_KEY_IDENTITY 0x08u
 /* A path the --verify manifest lists (resolved path bytes; published by the daemon at start). */
 #define SANDTRACE_KEY_LISTED 0x10u
+/*
+ * The daemon's answer to an ask rule: | sandbox class; the key is
+ * sandtrace_ask_key's (policy generation + resolved path).  A class of its
+ * own: under SANDTRACE_KEY_VERDICT its key once met a spelled verdict's
+ * (a generation + a spelling) of equal bytes after a link and a reload, and
+ * the old policy's verdict answered for the new ask rule.
+ */
+#define SANDTRACE_KEY_ASK 0xd0u
 
 /* Values. */
 #define SANDTRACE_V_ACTION_MASK 0xffu /* enum sandtrace_action */

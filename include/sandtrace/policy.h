@@ -49,7 +49,7 @@ unsigned sandtrace_policy_match(const void *base, const struct sandtrace_policy_
 				unsigned cls, const char *path, size_t len, int *rule_index);
 
 /*
- * sandtrace_ask_key - the Ctrie key (class SANDTRACE_KEY_VERDICT | the
+ * sandtrace_ask_key - the Ctrie key (class SANDTRACE_KEY_ASK | the
  * access class) under which the daemon caches the answer to an ask rule and
  * the shim looks it up: the arena's policy generation (4 bytes, host order),
  * then the resolved path's len bytes, so a reload makes every answer of the

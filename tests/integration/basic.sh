@@ -275,4 +275,12 @@ n=$("$ST" report --list "$W/ps.jsonl" | grep -c '/proc/[0-9]*/status$')
 check "/proc/self/status read by three processes: three records (got $n)" test "$n" -eq 3
 n=$("$ST" report --list "$W/ps.jsonl" | grep -c '/proc/[0-9]*/comm$')
 check "... and /proc/self/comm queried by three: three records (got $n)" test "$n" -eq 3
+# a thread's own directory has the same per-process links: /proc/P/task/T/cwd
+# follows the cwd of the moment (a review found the first cwd's answer kept)
+mkdir -p tc/a tc/b; echo a > tc/a/f; echo b > tc/b/f
+"$ST" run --report "$W/tc.jsonl" -- python3 -c "
+import os
+p = '/proc/%d/task/%d/cwd/f' % (os.getpid(), os.getpid())
+os.chdir('$W/tc/a'); os.stat(p); os.stat(p); os.chdir('$W/tc/b'); os.stat(p)"
+check "/proc/P/task/T/cwd/f after a chdir: recorded in the new cwd" has Q "$W/tc/b/f" "$W/tc.jsonl"
 done_
