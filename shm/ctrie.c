@@ -528,11 +528,11 @@ int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsi
 
 int st__ctrie_lookup_hashed_prefixed(const struct sandtrace_arena *a, uint64_t hash, unsigned cls,
 				     uint32_t prefix, const void *rest, size_t rest_len,
-				     uint32_t *value)
+				     uint32_t *value, uint32_t *ref)
 {
 	if (rest_len > ST__KEY_MAX - 4)
 		return 0;
-	return st__lookup(a, hash, cls, prefix, rest, rest_len + 4, value, NULL);
+	return st__lookup(a, hash, cls, prefix, rest, rest_len + 4, value, ref);
 }
 
 int sandtrace_ctrie_lookup_prefixed(const struct sandtrace_arena *a, unsigned cls,

@@ -93,6 +93,6 @@ int st__ctrie_lookup_hashed(const struct sandtrace_arena *a, uint64_t hash, unsi
 /* ... and of the key prefix || rest in its two pieces (sandtrace_ctrie_lookup_prefixed) */
 int st__ctrie_lookup_hashed_prefixed(const struct sandtrace_arena *a, uint64_t hash, unsigned cls,
 				     uint32_t prefix, const void *rest, size_t rest_len,
-				     uint32_t *value);
+				     uint32_t *value, uint32_t *ref);
 
 #endif

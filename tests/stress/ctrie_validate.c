@@ -13,7 +13,12 @@
  *   - a lookup never sees a wrong value, and sees the key once its own
  *     insert returned;
  *   - afterwards every key is found with its value, the trie holds exactly
- *     KEYS SNodes and the arena counted KEYS insertions.
+ *     KEYS SNodes and the arena counted KEYS insertions;
+ *   - seen bits (sandtrace_ctrie_value_or): every thread, once it has
+ *     inserted or found a key, looks it up again in two pieces (its first
+ *     four bytes, then the rest: sandtrace_ctrie_lookup_prefixed) and ors
+ *     its own seen bit (thread number mod SANDTRACE_KIND_MAX) into it; no
+ *     or is lost, and a value's other bits never change.
  * "collide" feeds the test hook hashes that agree on bits 12..59 and, in
  * groups of four keys, on all 64 bits: deep one-branch chains and LNodes
  * built and extended concurrently.
@@ -70,9 +75,16 @@ static size_t key_bytes(unsigned k, char *buf, size_t cap)
 	return (size_t)snprintf(buf, cap, "/build/obj/dir%u/sub/file-%u.o", (k / 5) % 61, k / 5);
 }
 
+/* a key's value: seen bits clear (the threads or theirs in) */
 static uint32_t key_value(unsigned k)
 {
-	return k * 2654435761u ^ 0x5a5a5a5au;
+	return (k * 2654435761u ^ 0x5a5a5a5au) & ~SANDTRACE_V_SEEN_MASK;
+}
+
+/* the seen bit thread id ors into every key */
+static uint32_t seen_bit(unsigned id)
+{
+	return 1u << (SANDTRACE_V_SEEN_SHIFT + id % SANDTRACE_KIND_MAX);
 }
 
 static uint64_t key_hash(unsigned k)
@@ -102,6 +114,26 @@ static int do_lookup(const struct sandtrace_arena *a, unsigned k, uint32_t *v)
 	return sandtrace_ctrie_lookup(a, key_cls(k), buf, n, v);
 }
 
+/* Look k up in two pieces and or bit into its value: 1 when done. */
+static int do_seen(unsigned k, uint32_t bit)
+{
+	char buf[96];
+	size_t n = key_bytes(k, buf, sizeof(buf));
+	uint32_t pre, v, ref = 0;
+	int r;
+
+	memcpy(&pre, buf, 4);
+	if (g_collide)
+		r = st__ctrie_lookup_hashed_prefixed(&g_a, key_hash(k), key_cls(k), pre, buf + 4,
+						     n - 4, &v, &ref);
+	else
+		r = sandtrace_ctrie_lookup_prefixed(&g_a, key_cls(k), pre, buf + 4, n - 4, &v, &ref);
+	if (r != 1)
+		return r;
+	sandtrace_ctrie_value_or(&g_a, ref, bit);
+	return (sandtrace_ctrie_value(&g_a, ref) & bit) ? 1 : -1;
+}
+
 static void fail(const char *what, unsigned k, long got)
 {
 	if (atomic_fetch_add(&g_sh->errors, 1) < 20)
@@ -129,7 +161,7 @@ static void *inserter(void *arg)
 		if (r == 1) {
 			atomic_fetch_add_explicit(&g_sh->wins[k], 1, memory_order_relaxed);
 		} else if (r == 0) {
-			if (prev != key_value(k))
+			if ((prev & ~SANDTRACE_V_SEEN_MASK) != key_value(k))
 				fail("duplicate insert reported a wrong value", k, (long)prev);
 		} else if (r == -ENOSPC) {
 			atomic_fetch_add(&g_sh->enospc, 1);
@@ -139,13 +171,16 @@ static void *inserter(void *arg)
 			continue;
 		}
 		r = do_lookup(&g_a, k, &v);
-		if (r != 1 || v != key_value(k))
+		if (r != 1 || (v & ~SANDTRACE_V_SEEN_MASK) != key_value(k))
 			fail("lookup after insert", k, r == 1 ? (long)v : r);
+		r = do_seen(k, seen_bit(id));
+		if (r != 1)
+			fail("seen bit", k, r);
 		/* a random key: absent, or present with its own value */
 		rnd = mix(rnd);
 		unsigned q = (unsigned)(rnd % g_keys);
 		r = do_lookup(&g_a, q, &v);
-		if (r < 0 || (r == 1 && v != key_value(q)))
+		if (r < 0 || (r == 1 && (v & ~SANDTRACE_V_SEEN_MASK) != key_value(q)))
 			fail("random lookup", q, r == 1 ? (long)v : r);
 	}
 	return NULL;
@@ -244,6 +279,9 @@ int main(int argc, char **argv)
 			(unsigned long)atomic_load(&g_sh->enospc));
 		errors++;
 	}
+	uint32_t all_seen = 0;
+	for (unsigned id = 0; id < g_procs * g_threads; id++)
+		all_seen |= seen_bit(id);
 	for (k = 0; k < g_keys; k++) {
 		uint32_t w = atomic_load(&g_sh->wins[k]), v = 0;
 
@@ -252,7 +290,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "ctrie_validate: key %u inserted %u times\n", k, w);
 		}
 		rc = do_lookup(&g_a, k, &v);
-		if (rc != 1 || v != key_value(k)) {
+		if (rc != 1 || v != (key_value(k) | all_seen)) {
 			if (errors++ < 20)
 				fprintf(stderr, "ctrie_validate: key %u: final lookup %d value %u\n", k,
 					rc, v);

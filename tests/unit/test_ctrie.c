@@ -362,9 +362,9 @@ START_TEST(prefixed_keys)
 	}
 	for (unsigned i = 0; i < 20; i++) {
 		size_t n = (size_t)snprintf(k, sizeof(k), "/collide/%u", i);
-		ck_assert_int_eq(st__ctrie_lookup_hashed_prefixed(&g_a, h, 1, 1000 + i % 2, k, n, &v), 1);
+		ck_assert_int_eq(st__ctrie_lookup_hashed_prefixed(&g_a, h, 1, 1000 + i % 2, k, n, &v, NULL), 1);
 		ck_assert_uint_eq(v, i);
-		ck_assert_int_eq(st__ctrie_lookup_hashed_prefixed(&g_a, h, 1, 1001 - i % 2, k, n, &v), 0);
+		ck_assert_int_eq(st__ctrie_lookup_hashed_prefixed(&g_a, h, 1, 1001 - i % 2, k, n, &v, NULL), 0);
 	}
 }
 END_TEST
