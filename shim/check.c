@@ -221,13 +221,14 @@ static const char *key_of_abs(struct st_acc *a, size_t *len)
 	return key_with(a, a->gens ? a->gen_abs : gen_of(a->abs, a->abs_len), a->abs_len, len);
 }
 
-/* The slot of the children of the name a->abs ("/a/b" -> the slot of "/a/b/"). */
-static unsigned own_slot(struct st_acc *a)
+/* The slot of the children of the name p[0..len) ("/a/b" -> the slot of
+ * "/a/b/"); p's buffer has room past its NUL (absbuf, rbuf or the mapping):
+ * made "/a/b/" for the hash and put back. */
+static unsigned own_slot(char *p, size_t len)
 {
-	/* absbuf (or the mapping) has room past the NUL: made "/a/b/" for the hash */
-	a->abs[a->abs_len] = '/';
-	unsigned s = dir_slot(a->abs, a->abs_len + 1);
-	a->abs[a->abs_len] = 0;
+	p[len] = '/';
+	unsigned s = dir_slot(p, len + 1);
+	p[len] = 0;
 	return s;
 }
 
@@ -248,6 +249,7 @@ static unsigned own_slot(struct st_acc *a)
  * allocated.
  */
 enum bump { BUMP_GLOBAL, BUMP_NAME, BUMP_CHILDREN };
+static void resolve(struct st_acc *a);
 static void fs_gen_bump(struct st_acc *a, enum bump how)
 {
 	if (!st__g.arena.base)
@@ -259,10 +261,16 @@ static void fs_gen_bump(struct st_acc *a, enum bump how)
 		atomic_fetch_add_explicit(&h->fs_gen, 1, memory_order_release);
 		return;
 	}
+	/* the slots of where the name really is: its directory spelled
+	 * through a link or with ".." is another spelling of that directory,
+	 * whose keys carry its real slot (spellings through links carry the
+	 * arena epoch, which ns_epoch moves below) */
+	resolve(a);
+	char *np = a->rpath ? a->rpath : a->abs;
+	size_t nl = a->rpath ? a->rpath_len : a->abs_len;
 	if (how == BUMP_NAME)
-		atomic_fetch_add_explicit(&slots[dir_slot(a->abs, a->abs_len)], 1,
-					  memory_order_release);
-	atomic_fetch_add_explicit(&slots[own_slot(a)], 1, memory_order_release);
+		atomic_fetch_add_explicit(&slots[dir_slot(np, nl)], 1, memory_order_release);
+	atomic_fetch_add_explicit(&slots[own_slot(np, nl)], 1, memory_order_release);
 	/* every thread's memo of warm accesses drops (memo_epoch) */
 	atomic_fetch_add_explicit(&h->ns_epoch, 1, memory_order_release);
 }
@@ -355,11 +363,17 @@ static bool make_abs(struct st_acc *a)
 	/* a spelling that ends in "/" or "/." (the cleaning drops them)
 	 * makes the kernel follow a symlink at its last name even for
 	 * lstat, readlink, lchown or O_NOFOLLOW: judged and recorded as
-	 * followed; not for the calls on the name itself (unlink, rmdir,
-	 * rename, mkdir, symlink, ...), which fail on the link instead */
-	if (a->nofollow && !a->name_op && plen > 1 &&
-	    (p[plen - 1] == '/' || (p[plen - 1] == '.' && p[plen - 2] == '/')))
-		a->nofollow = false;
+	 * followed; a final "/" not for the calls on the name itself
+	 * (unlink, rmdir, rename, mkdir, symlink, ...), which fail on the
+	 * link instead, but a final "." for them too (the name is ".") */
+	if (a->nofollow && plen > 1) {
+		size_t q = plen;
+		while (q > 1 && p[q - 1] == '/')
+			q--;
+		bool dot_last = q >= 2 && p[q - 1] == '.' && p[q - 2] == '/';
+		if (dot_last || (q < plen && !a->name_op))
+			a->nofollow = false;
+	}
 	a->abs = out;
 	a->abs_len = (size_t)n;
 	return true;

@@ -190,6 +190,19 @@ static bool is_proc_magic(const char *p, size_t len)
 	return rl > 3 && !memcmp(rest, "fd/", 3);
 }
 
+/* Is /proc/PID/... (p, len) of the calling process?  Another process's
+ * descriptors and directories are not the caller's own: what they lead to
+ * is judged like any path.  (Read from the kernel, not st__g: a vfork child
+ * is another process.) */
+static bool proc_is_own(const char *p, size_t len)
+{
+	unsigned long pid = 0;
+	size_t i = 6; /* past "/proc/" (is_proc_magic checked it) */
+	for (; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+		pid = pid * 10 + (unsigned long)(p[i] - '0');
+	return i > 6 && i < len && p[i] == '/' && pid == (unsigned long)ST_SYSCALL(SYS_getpid);
+}
+
 ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
 			 bool *magic, char *rest, size_t rcap, size_t known, size_t *confirmed,
 			 unsigned *via_link)
@@ -294,7 +307,7 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			 * /proc/self/root/etc/x or /dev/fd/3/x, it is an ordinary
 			 * link, and what lies beyond is judged like any path.
 			 */
-			if (last)
+			if (last && proc_is_own(out, cand))
 				*magic = true;
 			if (n == 0 || link[0] != '/')
 				return -1; /* pipe:[N], socket:[N], anon_inode:... */

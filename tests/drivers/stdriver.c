@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <linux/openat2.h>
 
 #include "../../shim/rawsys.h"
 #if !ST_HAVE_RAW_SYSCALL
@@ -26,6 +27,7 @@ extern char **environ;
 /* usage: stdriver CALL PATH [PATH2]
  *   open-r open-w open-creat open-rdonly-creat stat lstat access readlink unlink mkdir
  *   rename link symlink chmod truncate exec syscall-openat fork-open sighandler-open
+ *   openat2-in-root DIR NAME: openat2 of NAME with RESOLVE_IN_ROOT below DIR (O_RDONLY)
  *   vfork-exec PROG DIR: three vfork children exec PROG (the second after chdir DIR), then
  *     one execs a missing program and _exits 3, and one _exits 4 without an exec; "ok" when
  *     every status is as expected, and the parent then stats the relative name
@@ -183,6 +185,11 @@ int main(int argc, char **argv)
 		r = truncate(p, 0);
 	else if (!strcmp(c, "syscall-openat"))
 		r = (int)syscall(SYS_openat, AT_FDCWD, p, O_RDONLY);
+	else if (!strcmp(c, "openat2-in-root") && q) {
+		struct open_how how = {.flags = O_RDONLY, .resolve = RESOLVE_IN_ROOT};
+		int d = open(p, O_PATH | O_DIRECTORY);
+		r = d < 0 ? -1 : (int)syscall(SYS_openat2, d, q, &how, sizeof(how));
+	}
 	else if (!strcmp(c, "exec")) {
 		execl(p, p, (char *)NULL);
 		r = -1;

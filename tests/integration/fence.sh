@@ -283,4 +283,44 @@ os.read(os.open(l, os.O_RDONLY), 8)"
 check "an open through a link repointed during an earlier open: its new target recorded" \
 	has R "$W/in/ff/t2" "$W/ff.jsonl"
 check "... beside the FIFO the first one read" has R "$W/in/ff/fifo" "$W/ff.jsonl"
+# a link made through another spelling of its directory (a link to it, or "..")
+# moves the keys of its real directory: the allowed name read before does not
+# keep its verdict once it leads to a denied file (a review read the secret)
+mkdir -p rs/sub rs/other; echo plain > rs/sub/f; echo plain > rs/sub/g; ln -s sub rs/la
+out=$("$ST" run --fence --policy "$W/policy" -- sh -c "cat $W/in/rs/sub/f; rm $W/in/rs/la/f;
+  ln -s $W/out/secret $W/in/rs/la/f; cat $W/in/rs/sub/f 2>/dev/null; cat $W/in/rs/sub/g; rm $W/in/rs/sub/g;
+  ln -s $W/out/secret $W/in/rs/other/../sub/g; cat $W/in/rs/sub/g 2>/dev/null")
+check "a link made through another spelling of its directory: judged anew (got: $(echo $out))" \
+	test "$(echo $out)" = "plain plain"
+# another process's open file or directory (/proc/P/fd/N, /proc/P/cwd) is not
+# the caller's own: judged by what it leads to
+(cd "$W/out" && exec sleep 30 < "$W/out/secret") & sp=$!
+sleep 0.2
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-r "/proc/$sp/fd/0")
+out2=$("$ST" run --fence --policy "$W/policy" -- "$DRV" stat "/proc/$sp/cwd/secret")
+own=$(echo x | "$ST" run --fence --policy "$W/policy" -- "$DRV" open-r /proc/self/fd/0)
+kill $sp 2>/dev/null; wait $sp 2>/dev/null
+check "another process's descriptor of a denied file: hidden (got: $out)" test "$out" = ENOENT
+check "... and its cwd in a denied directory (got: $out2)" test "$out2" = ENOENT
+check "... while the caller's own descriptor stays open to it (got: $own)" test "$own" = ok
+# the calls on a name itself spelled "link/." take the name "." there: the
+# kernel follows the link, so a denied target stays hidden (a review saw EINVAL,
+# EEXIST, EBUSY telling what the hidden name was)
+ln -s "$W/out" lo; ln -s "$W/out/secret" lsf
+out=$("$ST" run --fence --policy "$W/policy" -- /usr/bin/python3 -c 'import os
+def t(f, *a):
+    try:
+        f(*a); return "ok"
+    except OSError as e:
+        return os.strerror(e.errno).split()[0]
+print(" ".join(t(f, *a) for n in ("lo/.", "lsf/.", "lo/./") for f, a in
+    ((os.rmdir, (n,)), (os.mkdir, (n,)), (os.rename, (n, "zz")), (os.unlink, (n,)))))')
+check "rmdir, mkdir, rename, unlink of 'link/.' to a denied place: hidden (got: $out)" \
+	test "$out" = "No No No No No No No No No No No No"
+# openat2 with RESOLVE_IN_ROOT resolves absolute names, ".." and links below its
+# directory, as a chroot: the shim cannot judge that, so a fenced run refuses it
+mkdir -p oar; ln -s /secret oar/lnk
+out=$(for n in secret ../secret /secret lnk; do
+	"$ST" run --fence --policy "$W/policy" -- "$DRV" openat2-in-root "$W/in/oar" $n; done | tr '\n' ' ')
+check "openat2 RESOLVE_IN_ROOT under a fence: refused (got: $out)" test "$out" = "EACCES EACCES EACCES EACCES "
 done_
