@@ -265,12 +265,12 @@ static void fs_gen_bump(struct st_acc *a, enum bump how)
 	 * through a link or with ".." is another spelling of that directory,
 	 * whose keys carry its real slot (spellings through links carry the
 	 * arena epoch, which ns_epoch moves below) */
-	resolve(a);
-	char *np = a->rpath ? a->rpath : a->abs;
-	size_t nl = a->rpath ? a->rpath_len : a->abs_len;
+	resolve(a); /* sets rpath: the resolved path, or abs when it cannot be resolved */
 	if (how == BUMP_NAME)
-		atomic_fetch_add_explicit(&slots[dir_slot(np, nl)], 1, memory_order_release);
-	atomic_fetch_add_explicit(&slots[own_slot(np, nl)], 1, memory_order_release);
+		atomic_fetch_add_explicit(&slots[dir_slot(a->rpath, a->rpath_len)], 1,
+					  memory_order_release);
+	atomic_fetch_add_explicit(&slots[own_slot(a->rpath, a->rpath_len)], 1,
+				  memory_order_release);
 	/* every thread's memo of warm accesses drops (memo_epoch) */
 	atomic_fetch_add_explicit(&h->ns_epoch, 1, memory_order_release);
 }
@@ -458,7 +458,7 @@ static uint32_t decide_local(struct st_acc *a, unsigned cls)
 						a->rpath_len);
 		if (klen && sandtrace_ctrie_lookup(&st__g.arena, SANDTRACE_KEY_ASK | cls,
 						   t->scratch, klen, &v) == 1)
-			return v & ~SANDTRACE_V_SEEN_MASK;
+			return v;
 		struct sandtrace_verdict vd;
 		if (st__request(a->kind, a->rpath, a->rpath_len, &vd) == 0)
 			return vd.action | (vd.err == EACCES ? SANDTRACE_V_EACCES : 0);
@@ -1136,10 +1136,12 @@ void st__post(struct st_acc *a, int err)
 		ST_COUNT(st__g.calls);
 		uint32_t had;
 		unsigned rk = key_of(kind, a->nofollow);
-		/* the records are a decision of their own, keyed with the
+		/* the records are a decision of their own, keyed with
 		 * generations read before the resolution they use: anew when
-		 * it is yet to be made, st__pre's when it made it (a change
-		 * during the call then leaves them under past generations) */
+		 * it is yet to be made, else st__pre's, read before any
+		 * resolution of this access (st__pre's, or a bump's above after
+		 * the call): a change during the call then leaves them under
+		 * past generations, never a stale resolution under new ones */
 		if (!a->resolved)
 			take_gens(a);
 		if (lookup_both(a, rk, &had) == 1) { /* already recorded by some process: a hit */
