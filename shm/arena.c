@@ -29,8 +29,10 @@ static inline uint64_t st__align_up(uint64_t v)
  * give for a tmpfs object: reserve size + one span of address space
  * (PROT_NONE, no memory), map the object at the first boundary inside it
  * (MAP_FIXED replaces that part of the reservation) and return the rest.
- * Three system calls more than a plain mmap (≈ 4 µs here).  Falls back to
- * a plain mmap when the reservation cannot be made.  Returns the map or
+ * Three system calls more than a plain mmap (≈ 4 µs here), so a placement
+ * at a span boundary just below the thread's TLS block is tried first, in
+ * one call (stop 15).  Falls back to a plain mmap when the reservation
+ * cannot be made.  Returns the map or
  * MAP_FAILED with errno set, like mmap.  Thread-safe (the reservation is
  * this thread's until it is replaced or returned); not async-signal-safe
  * in general (it calls mmap), though nothing here allocates.
@@ -48,6 +50,24 @@ static void *st__map_spans(int fd, size_t size)
 	size_t len = (size + page - 1) & ~(page - 1);
 	if (len < size || len + span < len)
 		return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+#if defined(MAP_FIXED_NOREPLACE) && (defined(__x86_64__) || defined(__aarch64__))
+	/* First, one system call: where the kernel's top-down search would put
+	 * it, rounded down to a span.  At a process's start the lowest mapping
+	 * near the top is the main thread's TLS block, whose address the
+	 * thread pointer gives; the room below it is normally free.  A taken
+	 * range fails (EEXIST); a kernel without the flag (before 4.17) takes
+	 * it as a hint and may map elsewhere, which is undone. */
+	uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
+	if (tp > len + 2 * span) {
+		char *want = (char *)((tp - span - len) & ~(uintptr_t)(span - 1));
+		char *q = mmap(want, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
+			       fd, 0);
+		if (q == want)
+			return q;
+		if (q != MAP_FAILED)
+			munmap(q, size);
+	}
+#endif
 	char *r = mmap(NULL, len + span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		       -1, 0);
 	if (r == MAP_FAILED)
