@@ -1189,6 +1189,25 @@ bool st__listing_filtered(void)
 	return (st__g.flags & SANDTRACE_F_FENCED) != 0;
 }
 
+ssize_t st__resolve_exe(const char *path, const char **out)
+{
+	int saved = errno;
+	ssize_t n = -1;
+	struct st_acc *a = &st__tls_acc[1];
+	st__acc_init(a, AT_FDCWD, path, SANDTRACE_KIND_EXEC, false);
+	if (path && path[0] == '/' && make_abs(a)) {
+		resolve(a);
+		/* rpath is abs itself when resolving failed */
+		if (a->rpath == a->rbuf && !a->magic_fd && !a->skip && a->rpath_len > 0) {
+			*out = a->rpath;
+			n = (ssize_t)a->rpath_len;
+		}
+	}
+	st__acc_done(a);
+	errno = saved;
+	return n;
+}
+
 bool st__hidden(int dirfd, const char *path)
 {
 	if (!st__listing_filtered())

@@ -47,6 +47,25 @@ static int move_high(int fd)
 	return fd;
 }
 
+/* This process's executable into exe (PATH_MAX bytes): st__g.exe when the
+ * parent's exec wrapper named it or a HELLO of this image read it, else
+ * the kernel's /proc/self/exe (kept for the next HELLO, a forked child's).
+ * Its length, or -1 when the kernel cannot tell. */
+static ssize_t own_exe(char *exe)
+{
+	if (st__g.exe_len > 0) {
+		memcpy(exe, st__g.exe, st__g.exe_len);
+		return st__g.exe_len;
+	}
+	ssize_t n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, PATH_MAX);
+	/* a vfork child's memory is its parent's: its exe is not kept there */
+	if (n > 0 && (size_t)n <= sizeof(st__g.exe) && !st__vchild) {
+		memcpy(st__g.exe, exe, (size_t)n);
+		st__g.exe_len = (uint16_t)n;
+	}
+	return n;
+}
+
 static void send_hello_locked(void);
 
 /* Make sure st__g.fd is a live connection of this process.  Called with the
@@ -120,7 +139,7 @@ static void send_hello_locked(void)
 {
 	struct sandtrace_hello h = {.pid = raw_getpid(), .ppid = (int32_t)ST_SYSCALL(SYS_getppid)};
 	char exe[PATH_MAX];
-	ssize_t n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, sizeof(exe));
+	ssize_t n = own_exe(exe);
 	h.exe_len = n > 0 ? (uint32_t)n : 0;
 	size_t cap = 256 * 1024;
 	uint32_t flags = 0;
@@ -244,17 +263,7 @@ bool st__log_hello_as(int32_t ppid)
 	char *exe = buf + (size_t)(st__g.argc + 2) * sizeof(struct iovec);
 	struct sandtrace_hello h = {.pid = st__pid(),
 				    .ppid = ppid > 0 ? ppid : (int32_t)ST_SYSCALL(SYS_getppid)};
-	ssize_t n;
-	if (ppid > 0 && st__g.exe_len > 0) {
-		n = st__g.exe_len;
-		memcpy(exe, st__g.exe, (size_t)n);
-	} else {
-		n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, PATH_MAX);
-		if (n > 0 && (size_t)n <= sizeof(st__g.exe) && !st__vchild) {
-			memcpy(st__g.exe, exe, (size_t)n);
-			st__g.exe_len = (uint16_t)n;
-		}
-	}
+	ssize_t n = own_exe(exe);
 	h.exe_len = n > 0 ? (uint32_t)n : 0;
 	int k = 0;
 	iov[k++] = (struct iovec){&h, sizeof(h)};

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <link.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -151,6 +152,30 @@ static void copy_env(const char **dst, size_t max, const char *name)
 	*dst = d;
 }
 
+/* Take the executable the parent's exec wrapper resolved (SANDTRACE_ENV_EXE)
+ * when it was resolved for this very exec: the path the kernel was handed
+ * (AT_EXECFN) is the one the hint names.  Saves the readlink of
+ * /proc/self/exe, whose procfs entries cost the process more at its exit
+ * than the call itself (docs/BENCHMARKS.md, stop 15). */
+static void take_exe_hint(void)
+{
+	const char *v = env_get(SANDTRACE_ENV_EXE);
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	if (!v || !fn || fn[0] != '/')
+		return;
+	size_t n = 0;
+	for (; *v >= '0' && *v <= '9' && n <= PATH_MAX; v++)
+		n = n * 10 + (size_t)(*v - '0');
+	if (*v++ != ':' || n > PATH_MAX || strnlen(v, n) != n || strncmp(v, fn, n) != 0 ||
+	    fn[n] != 0)
+		return;
+	const char *r = v + n;
+	size_t rl = strlen(r);
+	if (r[0] != '/' || rl > sizeof(st__g.exe))
+		return;
+	memcpy(st__g.exe, r, rl);
+	st__g.exe_len = (uint16_t)rl;
+}
 
 bool st__policy_take(void)
 {
@@ -208,6 +233,8 @@ void st__init(void)
 	st__g.launcher = (st__g.flags & SANDTRACE_F_LAUNCHER) != 0;
 	st__g.flags &= ~SANDTRACE_F_LAUNCHER; /* what is re-injected at exec */
 	st__g.active = st__g.socket_path[0] != 0;
+	if (st__g.active)
+		take_exe_hint();
 	st__g.pid = (int32_t)ST_SYSCALL(SYS_getpid);
 	st__g.uid = (uint32_t)ST_SYSCALL(SYS_getuid);
 	if (st__g.active && st__g.arena_name[0] && !(st__g.flags & SANDTRACE_F_NO_CACHE)) {

@@ -167,9 +167,10 @@ struct st_state {
 	const char *audit_path;       /* LD_AUDIT library, optional */
 	char env_small[384];          /* where they are copied when they fit */
 	size_t env_small_used;
-	/* this process's executable as its HELLO read it (0: not kept, too
-	 * long): a forked child runs the same one and reports it without
-	 * asking the kernel again; on the page the rest of st__g is on */
+	/* this process's executable (0: not known yet, or too long): from
+	 * the parent's exec wrapper (SANDTRACE_ENV_EXE), or as the first
+	 * HELLO read it; a forked child runs the same one and reports it
+	 * without asking the kernel again; on the page the rest of st__g is on */
 	uint16_t exe_len;
 	char exe[254];
 };
@@ -436,6 +437,14 @@ void st__acc_done(struct st_acc *a);
  * directory listing?  Only a denial counts, nothing is recorded, errno is
  * preserved.  Called inside an entered wrapper (uses access slot 1). */
 bool st__hidden(int dirfd, const char *path);
+/* st__resolve_exe - the program an exec of the absolute path will run, as
+ * the kernel's /proc/<pid>/exe will name it (symlinks followed, the same
+ * resolution as a judged access, memoised directories included): its
+ * length, with the path (no NUL) in a buffer of access slot 1 of this
+ * level that *out points at until that slot's next use; -1 when it
+ * cannot be resolved (too long, a /proc magic link).  Records nothing,
+ * preserves errno.  Called inside an entered wrapper. */
+ssize_t st__resolve_exe(const char *path, const char **out);
 /* st__listing_filtered - may listings need filtering in this run? (cheap) */
 bool st__listing_filtered(void);
 

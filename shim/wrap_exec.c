@@ -39,6 +39,7 @@ static bool is_our_var(const char *e)
 	return has_prefix(e, "LD_PRELOAD=") || has_prefix(e, "SANDTRACE_SOCKET=") ||
 	       has_prefix(e, "SANDTRACE_ARENA=") || has_prefix(e, "SANDTRACE_LIB=") ||
 	       has_prefix(e, "SANDTRACE_FLAGS=") || has_prefix(e, "SANDTRACE_AUDIT=") ||
+	       has_prefix(e, "SANDTRACE_EXE=") ||
 	       (st__g.audit && has_prefix(e, "LD_AUDIT="));
 }
 
@@ -131,12 +132,19 @@ static bool env_nested(char *const envp[], size_t n, struct st_env *out)
 	return true;
 }
 
+/* The new image's executable, named for it (SANDTRACE_ENV_EXE): the
+ * absolute path handed to execve and what it runs, resolved.  slen 0: none. */
+struct exe_hint {
+	const char *spelling, *exe;
+	size_t slen, elen;
+};
+
 /* buf/cap: a caller's buffer (the free access slot's path buffer, whose first
  * page is already touched) used when the new environment fits; else a map.
  * In a vfork child the buffer is in the parent's memory, which is fine: the
  * slot is free in the parent too (it was not inside the shim at vfork). */
 static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, char *buf,
-		    size_t cap)
+		    size_t cap, const struct exe_hint *hint)
 {
 	size_t n = 0, bytes = 0;
 	const char *preload = NULL, *audit = NULL;
@@ -159,10 +167,12 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, c
 	/* exactly what is written below (each list entry adds at most its
 	 * length and a ':'), plus slack */
 	size_t lib = strlen(st__g.lib_path), aud = strlen(st__g.audit_path);
-	bytes = (n + 8) * sizeof(char *) + (11 + lib + (preload ? strlen(preload) + 1 : 0) + 1) +
+	bytes = (n + 9) * sizeof(char *) + (11 + lib + (preload ? strlen(preload) + 1 : 0) + 1) +
 		(9 + aud + (audit ? strlen(audit) + 1 : 0) + 1) + (16 + aud + 1) +
 		(17 + strlen(st__g.socket_path) + 1) + (16 + strlen(st__g.arena_name) + 1) +
 		(14 + lib + 1) + (16 + 10 + 1) + 64;
+	if (hint && hint->slen)
+		bytes += 14 + 10 + 1 + hint->slen + hint->elen + 1 + sizeof(char *);
 	size_t len = 0;
 	void *m = buf;
 	if (!buf || bytes > cap || ((uintptr_t)buf & (sizeof(char *) - 1))) {
@@ -172,7 +182,7 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, c
 			return false;
 	}
 	char **v = m;
-	char *w = (char *)m + (n + 8) * sizeof(char *);
+	char *w = (char *)m + (n + 9) * sizeof(char *);
 	size_t k = 0;
 	v[k++] = put_list(&w, "LD_PRELOAD=", with_preload ? st__g.lib_path : "", preload);
 	w++;
@@ -185,6 +195,15 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, c
 	v[k++] = put(&w, "SANDTRACE_ARENA="), put(&w, st__g.arena_name), w++;
 	v[k++] = put(&w, "SANDTRACE_LIB="), put(&w, st__g.lib_path), w++;
 	v[k++] = put(&w, "SANDTRACE_FLAGS="), put_u(&w, st__g.flags), w++;
+	if (hint && hint->slen) {
+		v[k++] = put(&w, "SANDTRACE_EXE="), put_u(&w, (unsigned)hint->slen);
+		*w++ = ':';
+		memcpy(w, hint->spelling, hint->slen);
+		w += hint->slen;
+		memcpy(w, hint->exe, hint->elen);
+		w += hint->elen;
+		*w++ = 0;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (!is_our_var(envp[i]))
 			v[k++] = envp[i];
@@ -334,13 +353,48 @@ static unsigned probe_exec(int fd, char *interp, size_t icap)
 /* note_exec's fd when the caller has not opened the program */
 #define PROBE_OPEN_HERE (-2)
 
+/* Name the executable for the image an exec of the absolute path spelling
+ * will start (struct exe_hint): the program, or its #! interpreter when
+ * that is a program itself (an interpreter that is a script runs another
+ * one: no hint, the image asks the kernel).  The resolved name is in
+ * access slot 1 of this level (st__resolve_exe).  Costs the resolution's
+ * readlinks (fewer when its directories are memoised), and for a script an
+ * open and a read of its interpreter: less than the new image's readlink
+ * of /proc/self/exe, whose procfs entries it also pays for at exit. */
+static void exe_hint(struct exe_hint *h, const char *spelling, const char *interp)
+{
+	h->slen = 0;
+	if (!spelling || spelling[0] != '/')
+		return;
+	const char *prog = spelling;
+	if (interp[0]) {
+		if (interp[0] != '/')
+			return;
+		int fd = probe_open(AT_FDCWD, interp);
+		if (fd < 0)
+			return;
+		unsigned char m[2] = {0, 0};
+		ssize_t r = ST_SYSCALL(SYS_pread64, fd, m, sizeof(m), 0);
+		ST_SYSCALL(SYS_close, fd);
+		if (r != 2 || (m[0] == '#' && m[1] == '!'))
+			return;
+		prog = interp;
+	}
+	ssize_t n = st__resolve_exe(prog, &h->exe);
+	size_t sl = strlen(spelling);
+	if (n <= 0 || sl > PATH_MAX)
+		return;
+	h->elen = (size_t)n;
+	h->spelling = spelling;
+	h->slen = sl;
+}
+
 /* Report an exec that is about to happen (or a spawn): the program (open on
  * fd; -1: could not be opened; PROBE_OPEN_HERE: open it by its absolute
  * name), its #! interpreter, and whether the preload can follow it.  a has
- * passed st__pre. */
-static unsigned note_exec(struct st_acc *a, int fd)
+ * passed st__pre.  interp: the #! interpreter's path ("" when none). */
+static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX])
 {
-	char interp[PATH_MAX];
 	const char *path = a->resolved ? a->rpath : a->abs;
 	interp[0] = 0;
 	int own = -1;
@@ -352,7 +406,7 @@ static unsigned note_exec(struct st_acc *a, int fd)
 			return 0;
 		}
 	}
-	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, sizeof(interp)) : 0;
+	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, PATH_MAX) : 0;
 	if (own >= 0)
 		ST_SYSCALL(SYS_close, own);
 	if (why) {
@@ -398,6 +452,8 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	/* nothing there (a PATH probe, say): not an exec to judge, so never a
 	 * violation; the real call fails and the miss is recorded as a lookup */
 	unsigned why = 0;
+	char interp[PATH_MAX];
+	interp[0] = 0;
 	/* one open both tells a missing file and is what probe_exec reads */
 	int fd = a->empty_path || !path ? PROBE_OPEN_HERE : probe_open(dirfd, path);
 	bool absent = fd < 0 && !a->empty_path && path && (errno == ENOENT || errno == ENOTDIR);
@@ -405,7 +461,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	if (absent)
 		st__acc_done(a);
 	else if ((e = st__pre(a)) == 0)
-		why = note_exec(a, fd);
+		why = note_exec(a, fd, interp);
 	if (fd >= 0)
 		ST_SYSCALL(SYS_close, fd);
 	if (e) {
@@ -417,8 +473,14 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 		return -1;
 	}
 	struct st_env env;
+	struct exe_hint hint = {0};
+	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
+	 * the image asks it */
+	if (!why && !fexec && dirfd == AT_FDCWD && !flags)
+		exe_hint(&hint, path, interp);
 	/* the exec's access (slot 0) is done: its path buffer holds the environment */
-	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, a->absbuf, sizeof(a->absbuf));
+	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, a->absbuf, sizeof(a->absbuf),
+		&hint);
 	if (st__vchild) { /* if the exec succeeds, the parent unmaps it */
 		st__vf.map = env.map;
 		st__vf.maplen = env.maplen;
@@ -643,7 +705,12 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 			      : REAL(posix_spawn)(pid, file, fa, attr, argv, envp);
 	int r;
 	unsigned why = 0;
+	char interp[PATH_MAX];
+	struct exe_hint hint = {0};
+	const char *prog = NULL;
+	interp[0] = 0;
 	if (file && (!search || spawn_find(file, found, sizeof(found)))) {
+		prog = search ? found : file;
 		struct st_acc *a = &st__tls_acc[0];
 		st__acc_init(a, AT_FDCWD, search ? found : file, K_X, false);
 		int e = st__pre(a);
@@ -652,7 +719,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 			errno = c.saved_errno;
 			return e; /* posix_spawn returns the error number */
 		}
-		why = note_exec(a, PROBE_OPEN_HERE);
+		why = note_exec(a, PROBE_OPEN_HERE, interp);
 		if (a->refuse) { /* --verify --fence: the program failed verification */
 			st__leave(&c);
 			errno = c.saved_errno;
@@ -661,7 +728,10 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	}
 	struct st_env env;
 	struct st_acc *slot = &st__tls_acc[0]; /* done with (or never used) */
-	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, slot->absbuf, sizeof(slot->absbuf));
+	if (prog && !why)
+		exe_hint(&hint, prog, interp);
+	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, slot->absbuf, sizeof(slot->absbuf),
+		&hint);
 	errno = c.saved_errno;
 	r = ST_FORWARD(search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env.envp)
 			      : REAL(posix_spawn)(pid, file, fa, attr, argv, env.envp));
@@ -844,7 +914,7 @@ static char **swap_environ(struct st_env *env)
 	for (char **e = environ; e && *e; e++)
 		if (has_prefix(*e, "LD_PRELOAD=") && strstr(*e, st__g.lib_path))
 			ok = true;
-	if (ok || !env_fix(environ, env, true, NULL, 0)) {
+	if (ok || !env_fix(environ, env, true, NULL, 0, NULL)) {
 		env->map = NULL;
 		return NULL;
 	}

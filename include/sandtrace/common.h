@@ -81,6 +81,14 @@ enum sandtrace_run_flags {
 #define SANDTRACE_ENV_LIB "SANDTRACE_LIB"       /* absolute path of libsandtrace.so */
 #define SANDTRACE_ENV_FLAGS "SANDTRACE_FLAGS"   /* decimal enum sandtrace_run_flags */
 #define SANDTRACE_ENV_AUDIT "SANDTRACE_AUDIT"   /* absolute path of the LD_AUDIT library, optional */
+/* Set by the shim's exec wrappers for the program they exec:
+ * "<decimal length of S>:<S><R>", where S is the absolute path handed to
+ * execve and R the program the new image will run, resolved as the kernel's
+ * /proc/<pid>/exe names it (a #! script's interpreter).  The new image takes R
+ * as its executable only when its AT_EXECFN is S byte for byte; otherwise (a
+ * program that exec'd by other means, with the variable inherited) it asks
+ * the kernel.  Optional. */
+#define SANDTRACE_ENV_EXE "SANDTRACE_EXE"
 
 /* Exit code of `sandtrace run --strict` when the trace found problems. */
 #define SANDTRACE_EXIT_STRICT 121

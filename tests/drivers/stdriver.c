@@ -60,6 +60,10 @@ extern char **environ;
  *   reexec PATH: stat PATH, then exec /proc/self/exe with the same arguments, three times
  *     (a counter in the environment, STDRIVER_REEXEC), the last image exiting 9: four
  *     images of one pid with the same program and arguments
+ *   rawexec PROG HINT: exec PROG (argv: PROG HINT) by an inline system call, which no wrapper
+ *     sees, with this environment and SANDTRACE_EXE as HINT says: "=" as inherited, "-"
+ *     removed, else set to HINT (the parent's exec wrapper's name for the new image: the
+ *     image must take it only when it was made for this very exec)
  *   rawfork-stat PATH: stat PATH, then a child made by a raw clone system call (no fork
  *     wrapper sees it) stats PATH-child and prints its pid; the parent waits and stats
  *     PATH-after.  Under --no-cache every stat is a request on the shim's socket: the child
@@ -290,6 +294,24 @@ int main(int argc, char **argv)
 		snprintf(v, sizeof(v), "%d", k + 1);
 		setenv("STDRIVER_REEXEC", v, 1);
 		execv("/proc/self/exe", argv);
+		r = -1;
+	} else if (!strcmp(c, "rawexec") && q) {
+		size_t n = 0;
+		while (environ[n])
+			n++;
+		char **env = calloc(n + 2, sizeof(char *));
+		char hint[8192];
+		size_t k = 0;
+		for (size_t i = 0; env && i < n; i++)
+			if (strncmp(environ[i], "SANDTRACE_EXE=", 14) != 0 || !strcmp(q, "="))
+				env[k++] = environ[i];
+		if (env && strcmp(q, "=") != 0 && strcmp(q, "-") != 0) {
+			snprintf(hint, sizeof(hint), "SANDTRACE_EXE=%s", q);
+			env[k++] = hint;
+		}
+		char *argv1[] = {(char *)p, (char *)q, NULL};
+		if (env)
+			st__sys6(SYS_execve, (long)p, (long)argv1, (long)env, 0, 0, 0);
 		r = -1;
 	} else if (!strcmp(c, "rawfork-stat")) {
 		struct stat st;

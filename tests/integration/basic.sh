@@ -141,6 +141,38 @@ bad = [(p, [(x["exe"], x.get("execed", False)) for x in v]) for p, v in d.items(
        if any(not x.get("execed") for x in v[:-1]) or v[-1].get("execed")]
 if bad:
     sys.exit("out of order: %r" % bad)' "$R9b"
+# every image's executable as the kernel names it (/proc/PID/exe), whether the parent's
+# exec wrapper named it (SANDTRACE_EXE, checked against the image's AT_EXECFN) or the
+# image asked the kernel: through a link, a script (its interpreter), a script whose
+# interpreter is a script, a relative spelling, a raw exec with the inherited name (made
+# for another exec), and names that are malformed or do not fit
+mkdir -p "$W/exe"
+ln -sf /bin/true "$W/exe/t-link"
+printf '#!/bin/sh\nexit 0\n' > "$W/exe/scr"
+printf '#!%s\nexit 0\n' "$W/exe/scr" > "$W/exe/scr2"
+chmod +x "$W/exe/scr" "$W/exe/scr2"
+R7e=$W/exe.jsonl
+"$ST" run --report "$R7e" -- sh -c '"$1/t-link"; "$1/scr"; "$1/scr2"; cd "$1" && ./t-link
+for h in = - x 9:/bin/tru 10:/bin/true 9:/bin/truerel 99999999999999999999:/bin/true \
+    9:/bin/true/fake/exe; do "$2" rawexec /bin/true "$h"; done' sh "$W/exe" "$DRV"
+check "each image's executable: resolved as the kernel names it, a hint taken only for its own exec" python3 -c '
+import json, os, sys
+w, rep = sys.argv[1], sys.argv[2]
+true, dash = os.path.realpath("/bin/true"), os.path.realpath("/bin/sh")
+want = {(w + "/t-link",): true, ("/bin/sh", w + "/scr"): dash,
+        ("/bin/sh", w + "/scr", w + "/scr2"): dash, ("./t-link",): true}
+for h in ["=", "-", "x", "9:/bin/tru", "10:/bin/true", "9:/bin/truerel",
+          "99999999999999999999:/bin/true"]:
+    want[("/bin/true", h)] = true
+want[("/bin/true", "9:/bin/true/fake/exe")] = "/fake/exe"  # made for this exec: taken
+got = {}
+for l in open(rep):
+    r = json.loads(l)
+    if r.get("type") == "process" and tuple(r.get("argv", [])) in want:
+        got[tuple(r["argv"])] = r.get("exe")
+bad = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
+if bad:
+    sys.exit("exe (got, want): %r" % bad)' "$W/exe" "$R7e"
 # the cache follows symlinks that are repointed during the run
 R8=$W/repoint.jsonl
 echo a > ta; echo b > tb
