@@ -236,7 +236,11 @@ void st__init(void)
 	if (st__g.active)
 		take_exe_hint();
 	st__g.pid = (int32_t)ST_SYSCALL(SYS_getpid);
-	st__g.uid = (uint32_t)ST_SYSCALL(SYS_getuid);
+	/* the real uid the kernel gave the image (AT_UID), as getuid() says
+	 * before the program could change it: one system call fewer */
+	errno = 0;
+	unsigned long uid = getauxval(AT_UID);
+	st__g.uid = uid || !errno ? (uint32_t)uid : (uint32_t)ST_SYSCALL(SYS_getuid);
 	if (st__g.active && st__g.arena_name[0] && !(st__g.flags & SANDTRACE_F_NO_CACHE)) {
 		uint64_t size = 0;
 		int fd = st__arena_open(st__g.arena_name, &size);

@@ -6,7 +6,8 @@
  *
  *   bare      LD_PRELOAD=BARE_SO, no SANDTRACE_* variables (any preload's cost)
  *   inactive  LD_PRELOAD of the shim, no SANDTRACE_* variables (the shim loaded, idle)
- *   traced    the environment as this process got it (the shim, the run's socket, arena)
+ *   traced    the environment as this process got it (the shim, the run's socket, arena),
+ *             with SANDTRACE_EXE made for /bin/true, as the shim's exec wrapper makes it
  *   noarena   as traced without SANDTRACE_ARENA (every record a daemon message)
  *   spawned   posix_spawn through the shim's wrapper, traced (the parent's side too:
  *             the wrapper inspects the program and fixes the environment)
@@ -75,13 +76,15 @@ static int cmp_double(const void *a, const void *b)
 enum { BARE, INACTIVE, TRACED, NOARENA, SPAWNED, RAWSPAWN, BARESPAWN, FLOOR0, FLOOR, NV };
 static const char *const names[NV] = {"bare", "inactive", "traced", "noarena", "spawned", "rawspawn", "barespawn", "floor0", "floor"};
 
-/* environ less the variables drop() names, plus one LD_PRELOAD=so when so is set */
+/* environ less the variables drop() names, plus one LD_PRELOAD=so when so is set; the
+ * traced variants get SANDTRACE_EXE as the shim's exec wrapper would set it for
+ * /bin/true (this process's own, inherited, names another exec) */
 static char **env_of(int v, const char *so)
 {
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **e = calloc(n + 2, sizeof(*e));
+	char **e = calloc(n + 3, sizeof(*e));
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *s = environ[i];
@@ -90,7 +93,15 @@ static char **env_of(int v, const char *so)
 			continue;
 		if (v == NOARENA && strncmp(s, "SANDTRACE_ARENA=", 16) == 0)
 			continue;
+		if (strncmp(s, "SANDTRACE_EXE=", 14) == 0)
+			continue;
 		e[k++] = environ[i];
+	}
+	char real[4096];
+	if ((v == TRACED || v == NOARENA) && realpath("/bin/true", real)) {
+		char *p = malloc(strlen(real) + 32);
+		sprintf(p, "SANDTRACE_EXE=9:/bin/true%s", real);
+		e[k++] = p;
 	}
 	if (so) {
 		char *p = malloc(strlen(so) + 12);

@@ -62,6 +62,10 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	R3=$W/priv.jsonl
 	"$ST" run --report "$R3" -- setpriv --reuid=65534 --regid=65534 --clear-groups cat present >/dev/null
 	check "unprivileged child traced" has R "$W/present" "$R3"
+	check "unprivileged child's image carries its uid" python3 -c '
+import json, sys
+p = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "process" and r.get("exe") == "/usr/bin/cat"]
+sys.exit(0 if p and all(r.get("uid") == 65534 for r in p) else "cat images: %r" % p)' "$R3"
 fi
 # 5. standalone daemon for multi-phase builds, and `sandtrace env`
 SOCK=$W/d.sock
