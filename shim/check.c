@@ -960,8 +960,12 @@ void st__fast_post(struct st_fast *f, int err)
 	 * still the spelling's (its generation read again: a namespace change
 	 * during the call is seen) */
 	uint32_t seen = 1u << (SANDTRACE_V_SEEN_SHIFT + kind);
+	/* the arena epoch unchanged since st__fast_pre read it (before the
+	 * verdict's generation was taken): no generation moved, the key is the
+	 * spelling's without working its generation out again */
 	bool vkey = f->vref &&
-		    f->vgen == ((f->vgen & 0x80000000u) ? link_gen() : gen_of(f->path, f->len));
+		    (memo_epoch() == f->epoch ||
+		     f->vgen == ((f->vgen & 0x80000000u) ? link_gen() : gen_of(f->path, f->len)));
 	if (vkey && (sandtrace_ctrie_value(&st__g.arena, f->vref) & seen))
 		goto known;
 	uint32_t had, rgen;
