@@ -172,8 +172,16 @@ int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t ru
 	atomic_store_explicit(&h->root, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->policy, 0, memory_order_relaxed);
 	if (size >= SANDTRACE_ARENA_AREAS_MIN) {
-		/* the header's segment is the main area's first */
-		atomic_store_explicit(&h->bump_main, st__align_up(sizeof(*h)), memory_order_relaxed);
+		/* the header's segment is the main area's first.  It starts with
+		 * the per-directory generations' table, in the window of pages a
+		 * process's first read of the header maps (the Ctrie's first cache
+		 * array comes after it, and still fits): published by the first
+		 * namespace change (shim/check.c), never needed before */
+		uint64_t slots = st__align_up(sizeof(*h));
+		atomic_store_explicit(&h->fs_gen_slots_home, slots, memory_order_relaxed);
+		atomic_store_explicit(&h->bump_main,
+				      slots + st__align_up(SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t)),
+				      memory_order_relaxed);
 		atomic_store_explicit(&h->bump, SANDTRACE_ARENA_SEGMENT, memory_order_relaxed);
 	}
 	h->run_flags = run_flags;

@@ -99,7 +99,12 @@ struct sandtrace_arena_header {
 	 * own page, which every process has touched by then: taking one costs
 	 * a process no page of a table */
 	_Atomic uint64_t log_nsmall;          /* 200: small chunks handed out (fetch-and-add) */
-	uint64_t reserved[2];                 /* 208..223: zero */
+	_Atomic uint64_t fs_gen_slots_home;   /* 208: zeroed bytes for fs_gen_slots, taken at
+						       create beside the header (arenas with areas;
+						       0 = none): the first namespace change
+						       publishes them, so that reading a directory's
+						       generation costs no page of its own */
+	uint64_t reserved;                    /* 216..223: zero */
 	_Atomic uint64_t log_small[SANDTRACE_LOG_SMALL_SEGS]; /* 224..1023: segment offsets,
 							       0 = not made yet */
 };
@@ -110,6 +115,7 @@ _Static_assert(offsetof(struct sandtrace_arena_header, counters) == 64, "layout"
 _Static_assert(offsetof(struct sandtrace_arena_header, log_table) == 128, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, log_nchunks) == 144, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, bump_main) == 192, "layout");
+_Static_assert(offsetof(struct sandtrace_arena_header, fs_gen_slots_home) == 208, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, log_small) == 224, "layout");
 _Static_assert(sizeof(struct sandtrace_arena_header) == 1024, "header is a quarter page");
 

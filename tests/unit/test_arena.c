@@ -315,13 +315,20 @@ START_TEST(alloc_areas)
 	uint64_t m = sandtrace_arena_alloc(&g_a, 100);
 	uint64_t k = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 100);
 	uint64_t l = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_LOG, 100);
-	ck_assert_uint_eq(m, sizeof(*h)); /* the header's segment is main's first */
+	/* the header's segment is main's first; it starts with the zeroed
+	 * per-directory generations' table (not published yet), in the
+	 * header's 64 KiB window */
+	const uint64_t table = SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t);
+	ck_assert_uint_eq(atomic_load(&h->fs_gen_slots_home), sizeof(*h));
+	ck_assert_uint_eq(atomic_load(&h->fs_gen_slots), 0);
+	ck_assert_uint_le(sizeof(*h) + table, 64 << 10);
+	ck_assert_uint_eq(m, sizeof(*h) + table);
 	ck_assert_uint_eq(k, seg);
 	ck_assert_uint_eq(l, 2 * seg);
 	ck_assert_uint_lt(l, SANDTRACE_ARENA_SPAN);
 	ck_assert_uint_eq(sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 16), k + 112);
 	ck_assert_uint_eq(sandtrace_arena_alloc(&g_a, 16), m + 112);
-	ck_assert_uint_eq(sandtrace_arena_used(&g_a), sizeof(*h) + 3 * 112 + 2 * 16);
+	ck_assert_uint_eq(sandtrace_arena_used(&g_a), sizeof(*h) + table + 3 * 112 + 2 * 16);
 	/* more than half a segment: a segment of its own */
 	uint64_t big = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, seg / 2 + 1);
 	ck_assert_uint_eq(big, 3 * seg);
