@@ -1197,11 +1197,10 @@ bool st__listing_filtered(void)
 	return (st__g.flags & SANDTRACE_F_FENCED) != 0;
 }
 
-ssize_t st__resolve_exe(const char *path, const char **out)
+ssize_t st__resolve_exe(struct st_acc *a, const char *path, const char **out)
 {
 	int saved = errno;
 	ssize_t n = -1;
-	struct st_acc *a = &st__tls_acc[1];
 	st__acc_init(a, AT_FDCWD, path, SANDTRACE_KIND_EXEC, false);
 	if (path && path[0] == '/' && make_abs(a)) {
 		resolve(a);

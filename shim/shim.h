@@ -439,12 +439,12 @@ void st__acc_done(struct st_acc *a);
 bool st__hidden(int dirfd, const char *path);
 /* st__resolve_exe - the program an exec of the absolute path will run, as
  * the kernel's /proc/<pid>/exe will name it (symlinks followed, the same
- * resolution as a judged access, memoised directories included): its
- * length, with the path (no NUL) in a buffer of access slot 1 of this
- * level that *out points at until that slot's next use; -1 when it
- * cannot be resolved (too long, a /proc magic link).  Records nothing,
- * preserves errno.  Called inside an entered wrapper. */
-ssize_t st__resolve_exe(const char *path, const char **out);
+ * resolution as a judged access, memoised directories included), worked
+ * out in the free access slot a: its length, with the path (no NUL) in
+ * a->rbuf, where *out points until the slot's next use; -1 when it cannot
+ * be resolved (too long, a /proc magic link).  Records nothing, preserves
+ * errno.  Called inside an entered wrapper. */
+ssize_t st__resolve_exe(struct st_acc *a, const char *path, const char **out);
 /* st__listing_filtered - may listings need filtering in this run? (cheap) */
 bool st__listing_filtered(void);
 

@@ -356,12 +356,15 @@ static unsigned probe_exec(int fd, char *interp, size_t icap)
 /* Name the executable for the image an exec of the absolute path spelling
  * will start (struct exe_hint): the program, or its #! interpreter when
  * that is a program itself (an interpreter that is a script runs another
- * one: no hint, the image asks the kernel).  The resolved name is in
- * access slot 1 of this level (st__resolve_exe).  Costs the resolution's
+ * one: no hint, the image asks the kernel).  a: the exec's own access,
+ * done with: its resolution when it made one, else the slot resolves again
+ * (st__resolve_exe) and the name is in its rbuf (the environment is built
+ * in its absbuf).  Costs the resolution's
  * readlinks (fewer when its directories are memoised), and for a script an
  * open and a read of its interpreter: less than the new image's readlink
  * of /proc/self/exe, whose procfs entries it also pays for at exit. */
-static void exe_hint(struct exe_hint *h, const char *spelling, const char *interp)
+static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
+		     const char *interp)
 {
 	h->slen = 0;
 	if (!spelling || spelling[0] != '/')
@@ -380,7 +383,15 @@ static void exe_hint(struct exe_hint *h, const char *spelling, const char *inter
 			return;
 		prog = interp;
 	}
-	ssize_t n = st__resolve_exe(prog, &h->exe);
+	ssize_t n;
+	if (prog == spelling && a->resolved && a->rpath == a->rbuf && !a->magic_fd && !a->skip &&
+	    a->path == spelling && !a->nofollow) {
+		/* the exec's own check resolved it already */
+		h->exe = a->rpath;
+		n = (ssize_t)a->rpath_len;
+	} else {
+		n = st__resolve_exe(a, prog, &h->exe);
+	}
 	size_t sl = strlen(spelling);
 	if (n <= 0 || sl > PATH_MAX)
 		return;
@@ -477,7 +488,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
 	 * the image asks it */
 	if (!why && !fexec && dirfd == AT_FDCWD && !flags)
-		exe_hint(&hint, path, interp);
+		exe_hint(&hint, a, path, interp);
 	/* the exec's access (slot 0) is done: its path buffer holds the environment */
 	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, a->absbuf, sizeof(a->absbuf),
 		&hint);
@@ -729,7 +740,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	struct st_env env;
 	struct st_acc *slot = &st__tls_acc[0]; /* done with (or never used) */
 	if (prog && !why)
-		exe_hint(&hint, prog, interp);
+		exe_hint(&hint, slot, prog, interp);
 	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, slot->absbuf, sizeof(slot->absbuf),
 		&hint);
 	errno = c.saved_errno;
