@@ -1205,7 +1205,10 @@ ssize_t st__resolve_exe(struct st_acc *a, const char *path, const char **out)
 	if (path && path[0] == '/' && make_abs(a)) {
 		resolve(a);
 		/* rpath is abs itself when resolving failed */
-		if (a->rpath == a->rbuf && !a->magic_fd && !a->skip && a->rpath_len > 0) {
+		/* through a /proc magic link: what it names is the exec'ing
+		 * process's (a spawn's file actions change it in the child) */
+		if (a->rpath == a->rbuf && !a->magic_fd && !a->skip && a->rpath_len > 0 &&
+		    !(a->via_link & ST_VIA_MAGIC)) {
 			*out = a->rpath;
 			n = (ssize_t)a->rpath_len;
 		}

@@ -333,11 +333,30 @@ void st__note_libraries(void)
 	errno = c.saved_errno;
 }
 
+/* Take SANDTRACE_ENV_EXE out of environ, in place (as unsetenv does), once
+ * read: it names this exec only.  Left there it would reach what the
+ * program execs by other means than the shim's wrappers (an inline system
+ * call), where the same path can name another file by then, and the
+ * program's own view of its environment. */
+static void drop_exe_hint(void)
+{
+	static const char name[] = SANDTRACE_ENV_EXE "=";
+	if (!environ)
+		return;
+	char **w = environ;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, name, sizeof(name) - 1) != 0)
+			*w++ = *e;
+	*w = NULL;
+}
+
 /* glibc passes (argc, argv, envp) to the constructors of preloaded objects. */
 __attribute__((constructor)) static void st_ctor(int argc, char **argv, char **envp)
 {
 	st__depth++;
 	st__init();
+	if (st__g.active)
+		drop_exe_hint();
 	st__g.argc = argc;
 	st__g.argv = argv;
 	/* the process record goes to the arena's log: no connection is made

@@ -272,14 +272,35 @@ static int probe_open(int dirfd, const char *path)
 			       O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 }
 
-/* Why the preload cannot follow the program open on fd (0: it can), and its
- * #! interpreter in interp.  A file that could not be opened (fd < 0:
+/* Is the head of a file (hlen bytes) a 64-bit ELF program of this machine,
+ * which the kernel runs itself?  (One of another machine may be run by an
+ * emulator registered with binfmt_misc, which is then the executable.) */
+static bool native_elf(const unsigned char *hdr, size_t hlen)
+{
+#if defined(__x86_64__)
+	const unsigned machine = EM_X86_64;
+#elif defined(__aarch64__)
+	const unsigned machine = EM_AARCH64;
+#else
+	const unsigned machine = EM_NONE; /* not known here: never */
+#endif
+	Elf64_Ehdr eh;
+	if (hlen < sizeof(eh) || memcmp(hdr, ELFMAG, SELFMAG) != 0 || hdr[EI_CLASS] != ELFCLASS64)
+		return false;
+	memcpy(&eh, hdr, sizeof(eh));
+	return machine != EM_NONE && eh.e_machine == machine;
+}
+
+/* Why the preload cannot follow the program open on fd (0: it can), its
+ * #! interpreter in interp, and in *elf whether its head was read and is a
+ * program of this machine's (native_elf).  A file that could not be opened (fd < 0:
  * execute-only, say) is taken as followable.  System calls: getresuid,
  * getresgid, fstat, fgetxattr, one pread of the head (more only for
  * program headers or notes past its first PROBE_HEAD bytes). */
-static unsigned probe_exec(int fd, char *interp, size_t icap)
+static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf)
 {
 	interp[0] = 0;
+	*elf = false;
 	if (fd < 0)
 		return 0;
 	unsigned why = 0;
@@ -320,6 +341,7 @@ static unsigned probe_exec(int fd, char *interp, size_t icap)
 		why = SANDTRACE_UNTRACED_ELFCLASS;
 	} else if (hlen >= sizeof(Elf64_Ehdr) && !memcmp(hdr, ELFMAG, SELFMAG) &&
 		   hdr[EI_CLASS] == ELFCLASS64) {
+		*elf = native_elf(hdr, hlen);
 		Elf64_Ehdr eh;
 		memcpy(&eh, hdr, sizeof(eh));
 		bool has_interp = false, is_go = false, whole = eh.e_phnum <= 128;
@@ -364,7 +386,7 @@ static unsigned probe_exec(int fd, char *interp, size_t icap)
  * open and a read of its interpreter: less than the new image's readlink
  * of /proc/self/exe, whose procfs entries it also pays for at exit. */
 static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
-		     const char *interp)
+		     const char *interp, bool elf)
 {
 	h->slen = 0;
 	if (!spelling || spelling[0] != '/')
@@ -376,16 +398,18 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
 		int fd = probe_open(AT_FDCWD, interp);
 		if (fd < 0)
 			return;
-		unsigned char m[2] = {0, 0};
+		_Alignas(8) unsigned char m[sizeof(Elf64_Ehdr)];
 		ssize_t r = ST_SYSCALL(SYS_pread64, fd, m, sizeof(m), 0);
 		ST_SYSCALL(SYS_close, fd);
-		if (r != 2 || (m[0] == '#' && m[1] == '!'))
-			return;
+		if (r < 0 || !native_elf(m, (size_t)r))
+			return; /* a script, an emulated program, or one the kernel refuses */
 		prog = interp;
+	} else if (!elf) {
+		return; /* not read (execute-only, say): what the kernel runs is not known */
 	}
 	ssize_t n;
 	if (prog == spelling && a->resolved && a->rpath == a->rbuf && !a->magic_fd && !a->skip &&
-	    a->path == spelling && !a->nofollow) {
+	    !(a->via_link & ST_VIA_MAGIC) && a->path == spelling && !a->nofollow) {
 		/* the exec's own check resolved it already */
 		h->exe = a->rpath;
 		n = (ssize_t)a->rpath_len;
@@ -403,11 +427,13 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
 /* Report an exec that is about to happen (or a spawn): the program (open on
  * fd; -1: could not be opened; PROBE_OPEN_HERE: open it by its absolute
  * name), its #! interpreter, and whether the preload can follow it.  a has
- * passed st__pre.  interp: the #! interpreter's path ("" when none). */
-static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX])
+ * passed st__pre.  interp: the #! interpreter's path ("" when none); *elf:
+ * the program was read and is a 64-bit ELF file. */
+static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool *elf)
 {
 	const char *path = a->resolved ? a->rpath : a->abs;
 	interp[0] = 0;
+	*elf = false;
 	int own = -1;
 	if (fd == PROBE_OPEN_HERE && path && !a->skip) {
 		fd = own = probe_open(AT_FDCWD, path);
@@ -417,7 +443,8 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX])
 			return 0;
 		}
 	}
-	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, PATH_MAX) : 0;
+	*elf = false;
+	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, PATH_MAX, elf) : 0;
 	if (own >= 0)
 		ST_SYSCALL(SYS_close, own);
 	if (why) {
@@ -464,6 +491,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	 * violation; the real call fails and the miss is recorded as a lookup */
 	unsigned why = 0;
 	char interp[PATH_MAX];
+	bool elf = false;
 	interp[0] = 0;
 	/* one open both tells a missing file and is what probe_exec reads */
 	int fd = a->empty_path || !path ? PROBE_OPEN_HERE : probe_open(dirfd, path);
@@ -472,7 +500,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	if (absent)
 		st__acc_done(a);
 	else if ((e = st__pre(a)) == 0)
-		why = note_exec(a, fd, interp);
+		why = note_exec(a, fd, interp, &elf);
 	if (fd >= 0)
 		ST_SYSCALL(SYS_close, fd);
 	if (e) {
@@ -488,7 +516,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
 	 * the image asks it */
 	if (!why && !fexec && dirfd == AT_FDCWD && !flags)
-		exe_hint(&hint, a, path, interp);
+		exe_hint(&hint, a, path, interp, elf);
 	/* the exec's access (slot 0) is done: its path buffer holds the environment */
 	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, a->absbuf, sizeof(a->absbuf),
 		&hint);
@@ -717,6 +745,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	int r;
 	unsigned why = 0;
 	char interp[PATH_MAX];
+	bool elf = false;
 	struct exe_hint hint = {0};
 	const char *prog = NULL;
 	interp[0] = 0;
@@ -730,7 +759,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 			errno = c.saved_errno;
 			return e; /* posix_spawn returns the error number */
 		}
-		why = note_exec(a, PROBE_OPEN_HERE, interp);
+		why = note_exec(a, PROBE_OPEN_HERE, interp, &elf);
 		if (a->refuse) { /* --verify --fence: the program failed verification */
 			st__leave(&c);
 			errno = c.saved_errno;
@@ -740,7 +769,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	struct st_env env;
 	struct st_acc *slot = &st__tls_acc[0]; /* done with (or never used) */
 	if (prog && !why)
-		exe_hint(&hint, slot, prog, interp);
+		exe_hint(&hint, slot, prog, interp, elf);
 	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, slot->absbuf, sizeof(slot->absbuf),
 		&hint);
 	errno = c.saved_errno;

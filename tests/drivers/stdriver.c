@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -60,6 +61,8 @@ extern char **environ;
  *   reexec PATH: stat PATH, then exec /proc/self/exe with the same arguments, three times
  *     (a counter in the environment, STDRIVER_REEXEC), the last image exiting 9: four
  *     images of one pid with the same program and arguments
+ *   retarget-reexec LINK TARGET: point the symlink LINK at TARGET, then exec this image's
+ *     own AT_EXECFN again (argv: it, "stat", "/") by an inline system call, environ as it is
  *   rawexec PROG HINT: exec PROG (argv: PROG HINT) by an inline system call, which no wrapper
  *     sees, with this environment and SANDTRACE_EXE as HINT says: "=" as inherited, "-"
  *     removed, else set to HINT (the parent's exec wrapper's name for the new image: the
@@ -295,6 +298,17 @@ int main(int argc, char **argv)
 		setenv("STDRIVER_REEXEC", v, 1);
 		execv("/proc/self/exe", argv);
 		r = -1;
+	} else if (!strcmp(c, "retarget-reexec") && q) {
+		const char *self = (const char *)getauxval(AT_EXECFN);
+		char tmp[4096];
+		snprintf(tmp, sizeof(tmp), "%s.new", p);
+		if (!self || symlink(q, tmp) != 0 || rename(tmp, p) != 0) {
+			r = -1;
+		} else {
+			char *argv1[] = {(char *)self, "stat", "/", NULL};
+			st__sys6(SYS_execve, (long)self, (long)argv1, (long)environ, 0, 0, 0);
+			r = -1;
+		}
 	} else if (!strcmp(c, "rawexec") && q) {
 		size_t n = 0;
 		while (environ[n])

@@ -145,7 +145,9 @@ if bad:
 # exec wrapper named it (SANDTRACE_EXE, checked against the image's AT_EXECFN) or the
 # image asked the kernel: through a link, a script (its interpreter), a script whose
 # interpreter is a script, a relative spelling, a raw exec with the inherited name (made
-# for another exec), and names that are malformed or do not fit
+# for another exec), and names that are malformed or do not fit; then a spawn through a
+# /proc/self link its file actions change, an execute-only script (the shim cannot read it),
+# and a raw re-exec of the same path after its link was repointed
 mkdir -p "$W/exe"
 ln -sf /bin/true "$W/exe/t-link"
 printf '#!/bin/sh\nexit 0\n' > "$W/exe/scr"
@@ -173,6 +175,43 @@ for l in open(rep):
 bad = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
 if bad:
     sys.exit("exe (got, want): %r" % bad)' "$W/exe" "$R7e"
+mkdir -p "$W/exe/A" "$W/exe/B"
+cp "$DRV" "$W/exe/A/X"; cp "$DRV" "$W/exe/B/X"; ln -sfn A "$W/exe/L"
+R7f=$W/exe2.jsonl
+"$ST" run --report "$R7f" -- sh -c '
+python3 -c "
+import os, sys
+w = sys.argv[1]
+a = os.open(w + \"/A\", os.O_RDONLY | os.O_DIRECTORY); os.dup2(a, 50)
+b = os.open(w + \"/B\", os.O_RDONLY | os.O_DIRECTORY)
+pid = os.posix_spawn(\"/proc/self/fd/50/X\", [\"X\", \"stat\", \"/spawned\"], os.environ,
+                     file_actions=[(os.POSIX_SPAWN_DUP2, b, 50)])
+os.waitpid(pid, 0)" "$1"
+"$1/L/X" retarget-reexec "$1/L" B
+env | grep -c "^SANDTRACE_EXE=" > "$1/env-count"; true' sh "$W/exe"
+check "exe: a spawn through /proc/self/fd (file actions), a re-exec after a repointed link; no SANDTRACE_EXE in environ" python3 -c '
+import json, sys
+w, rep = sys.argv[1], sys.argv[2]
+want = {("X", "stat", "/spawned"): w + "/B/X", (w + "/L/X", "stat", "/"): w + "/B/X"}
+got = {tuple(r["argv"]): r.get("exe") for r in map(json.loads, open(rep))
+       if r.get("type") == "process" and tuple(r.get("argv", [])) in want}
+bad = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
+n = open(w + "/env-count").read().strip()
+if bad or n != "0":
+    sys.exit("exe (got, want): %r; SANDTRACE_EXE in environ: %s" % (bad, n))' "$W/exe" "$R7f"
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	# execute-only: the shim cannot read it to find its interpreter
+	chmod 755 "$W"; mkdir -p "$W/xo"; chmod 777 "$W/xo"
+	printf '#!/bin/sh\nexit 0\n' > "$W/xo/xs"; chmod 0711 "$W/xo/xs"
+	R7g=$W/xo/exe3.jsonl
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$ST" run --report "$R7g" -- \
+		sh -c "\"$W/xo/xs\"; true" >/dev/null 2>&1
+	check "exe: an execute-only script's image names its interpreter" python3 -c '
+import json, os, sys
+p = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "process"
+     and r.get("argv", [None])[-1] == sys.argv[2]]
+sys.exit(0 if p and all(r.get("exe") == os.path.realpath("/bin/sh") for r in p) else "images: %r" % p)' "$R7g" "$W/xo/xs"
+fi
 # the cache follows symlinks that are repointed during the run
 R8=$W/repoint.jsonl
 echo a > ta; echo b > tb
