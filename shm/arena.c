@@ -173,14 +173,19 @@ int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t ru
 	atomic_store_explicit(&h->policy, 0, memory_order_relaxed);
 	if (size >= SANDTRACE_ARENA_AREAS_MIN) {
 		/* the header's segment is the main area's first.  It starts with
-		 * the per-directory generations' table, in the window of pages a
-		 * process's first read of the header maps (the Ctrie's first cache
-		 * array comes after it, and still fits): published by the first
-		 * namespace change (shim/check.c), never needed before */
+		 * the per-directory generations' table and the Ctrie's key filter,
+		 * in the window of pages a process's first read of the header maps
+		 * (the Ctrie's first cache array comes after them, and still fits).
+		 * The table is published by the first namespace change
+		 * (shim/check.c), never needed before */
 		uint64_t slots = st__align_up(sizeof(*h));
+		uint64_t filter = slots + st__align_up(SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t));
 		atomic_store_explicit(&h->fs_gen_slots_home, slots, memory_order_relaxed);
-		atomic_store_explicit(&h->bump_main,
-				      slots + st__align_up(SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t)),
+		/* the Ctrie's key filter (zero bits: nothing inserted) next, in the
+		 * same window: most lookups of keys that are not there read it
+		 * instead of walking the trie */
+		h->filter = filter;
+		atomic_store_explicit(&h->bump_main, filter + SANDTRACE_ARENA_FILTER_BITS / 8,
 				      memory_order_relaxed);
 		atomic_store_explicit(&h->bump, SANDTRACE_ARENA_SEGMENT, memory_order_relaxed);
 	}

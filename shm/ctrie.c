@@ -423,6 +423,62 @@ static inline int st__cached(const struct sandtrace_arena *a, uint64_t hash, uin
 	       st__cache_probe(a, st__cache(a, root), hash, lencls, pre, key, len, value, ref);
 }
 
+/*
+ * The key filter (a Bloom filter with two bits a key, SANDTRACE_ARENA_FILTER_BITS
+ * bits beside the header, shared by every generation): a lookup the cache did
+ * not answer walks the trie only when both bits of its hash are set.  In a
+ * build most lookups that miss the cache are of keys that are not there (a
+ * file's first outcome, a directory not yet known to resolve to itself:
+ * zlib's, 14,040 of 15,070), and each walk reads INodes and CNodes on pages of
+ * their own (every page a process first reads costs it, docs/BENCHMARKS.md).
+ * Bits are only ever set, by st__insert before its walk and so before the CAS
+ * that publishes the key (whose release orders the set before it): a lookup
+ * that finds a bit clear is linearized at that load, before any insert of its
+ * key, with the same guarantee the trie's own acquire loads of main nodes give
+ * (a set that completed before the load is seen).  A bit set by an insert that
+ * then finds its key present, or fails, only costs a walk.
+ * Bits from the hash's top 16 and its bits 16..31 (the cache's bucket and tag
+ * take 32..47 and 0..31, the trie's levels the low bits: a filter hit says
+ * nothing about where the key would be).  A filter at an offset outside the
+ * map (a damaged header) is not used: every lookup walks.
+ */
+static inline const _Atomic uint64_t *st__filter(const struct sandtrace_arena *a)
+{
+	uint64_t off = ((const struct sandtrace_arena_header *)(const void *)a->base)->filter;
+	if (off < ST__HDR_SIZE || off > a->size || a->size - off < SANDTRACE_ARENA_FILTER_BITS / 8 ||
+	    (off & 7) != 0)
+		return NULL;
+	return (const _Atomic uint64_t *)(const void *)(a->base + off);
+}
+
+static inline bool st__filter_maybe(const struct sandtrace_arena *a, uint64_t hash)
+{
+	const _Atomic uint64_t *f = st__filter(a);
+	if (f == NULL)
+		return true;
+	uint32_t b1 = (uint32_t)(hash >> 48), b2 = (uint32_t)(hash >> 16) & 0xffffu;
+	_Static_assert(SANDTRACE_ARENA_FILTER_BITS == 1u << 16, "16-bit filter indices");
+	/* acquire, as the walk's loads of main nodes (the key's nodes are read
+	 * only after a set bit, through the walk's own acquire loads) */
+	return (atomic_load_explicit(&f[b1 >> 6], memory_order_acquire) >> (b1 & 63) & 1) &&
+	       (atomic_load_explicit(&f[b2 >> 6], memory_order_acquire) >> (b2 & 63) & 1);
+}
+
+static inline void st__filter_add(struct sandtrace_arena *a, uint64_t hash)
+{
+	_Atomic uint64_t *f = (_Atomic uint64_t *)st__filter(a);
+	if (f == NULL)
+		return;
+	uint32_t b1 = (uint32_t)(hash >> 48), b2 = (uint32_t)(hash >> 16) & 0xffffu;
+	/* relaxed: the insert's publishing CAS (acq_rel) orders these sets
+	 * before it; skipped when the bit is set already (no write to a line
+	 * every process reads) */
+	if (!(atomic_load_explicit(&f[b1 >> 6], memory_order_relaxed) >> (b1 & 63) & 1))
+		atomic_fetch_or_explicit(&f[b1 >> 6], UINT64_C(1) << (b1 & 63), memory_order_relaxed);
+	if (!(atomic_load_explicit(&f[b2 >> 6], memory_order_relaxed) >> (b2 & 63) & 1))
+		atomic_fetch_or_explicit(&f[b2 >> 6], UINT64_C(1) << (b2 & 63), memory_order_relaxed);
+}
+
 /* The walk from the root, for what the cache did not answer. */
 static __attribute__((noinline)) int st__lookup_walk(const struct sandtrace_arena *a,
 						     uint64_t hash, uint32_t lencls, uint64_t pre,
@@ -517,6 +573,8 @@ st__lookup(const struct sandtrace_arena *a, uint64_t hash, unsigned cls, uint64_
 	uint32_t lencls = st__lencls(cls, len);
 	if (st__cached(a, hash, lencls, pre, key, len, value, ref))
 		return 1;
+	if (!st__filter_maybe(a, hash))
+		return 0; /* never inserted (linearized at the filter's load) */
 	return st__lookup_walk(a, hash, lencls, pre, key, len, value, ref);
 }
 
@@ -847,6 +905,7 @@ st__insert(struct sandtrace_arena *a, uint64_t hash, unsigned cls, const void *k
 	uint32_t lencls = st__lencls(cls, len);
 	if (st__cached(a, hash, lencls, ST__WHOLE, key, len, prev, NULL))
 		return 0; /* present: the hit path of "already recorded" */
+	st__filter_add(a, hash); /* before the walk's publishing CAS */
 	return st__insert_walk(a, hash, lencls, key, len, value, prev);
 }
 

@@ -21,7 +21,7 @@
  */
 
 #define SANDTRACE_ARENA_MAGIC UINT64_C(0x616e657261545453) /* "STTarena" little-endian */
-#define SANDTRACE_ARENA_VERSION 5u
+#define SANDTRACE_ARENA_VERSION 6u
 #define SANDTRACE_ARENA_NAME_MAX 64
 /* Default size: 256 MiB of address space, touched only as used. */
 #define SANDTRACE_ARENA_DEFAULT_SIZE (UINT64_C(256) << 20)
@@ -33,6 +33,10 @@
 /* Per-directory generations (hashed): a symlink to a file changes only the
  * names in its own directory. */
 #define SANDTRACE_FS_GEN_SLOTS 4096u
+/* The Ctrie's key filter: two bits of each inserted key's hash set in a
+ * bit array of this many bits (a power of two), so that most lookups of a
+ * key that is not there end without a walk (shm/ctrie.c). */
+#define SANDTRACE_ARENA_FILTER_BITS (UINT32_C(1) << 16)
 /* The record log's small chunks (log.h): segments named in the header, and
  * chunks of 1 KiB in each (an arena segment, SANDTRACE_ARENA_SEGMENT, each). */
 #define SANDTRACE_LOG_SMALL_SEGS 100u
@@ -104,7 +108,9 @@ struct sandtrace_arena_header {
 						       0 = none): the first namespace change
 						       publishes them, so that reading a directory's
 						       generation costs no page of its own */
-	uint64_t reserved;                    /* 216..223: zero */
+	uint64_t filter;                      /* 216: offset of the Ctrie's key filter (arenas
+						       with areas; 0 = none): SANDTRACE_ARENA_FILTER_BITS
+						       bits, beside the header (shm/ctrie.c) */
 	_Atomic uint64_t log_small[SANDTRACE_LOG_SMALL_SEGS]; /* 224..1023: segment offsets,
 							       0 = not made yet */
 };
@@ -116,6 +122,7 @@ _Static_assert(offsetof(struct sandtrace_arena_header, log_table) == 128, "layou
 _Static_assert(offsetof(struct sandtrace_arena_header, log_nchunks) == 144, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, bump_main) == 192, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, fs_gen_slots_home) == 208, "layout");
+_Static_assert(offsetof(struct sandtrace_arena_header, filter) == 216, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, log_small) == 224, "layout");
 _Static_assert(sizeof(struct sandtrace_arena_header) == 1024, "header is a quarter page");
 

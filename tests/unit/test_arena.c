@@ -316,11 +316,13 @@ START_TEST(alloc_areas)
 	uint64_t k = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 100);
 	uint64_t l = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_LOG, 100);
 	/* the header's segment is main's first; it starts with the zeroed
-	 * per-directory generations' table (not published yet), in the
-	 * header's 64 KiB window */
-	const uint64_t table = SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t);
+	 * per-directory generations' table (not published yet) and the
+	 * Ctrie's key filter, in the header's 64 KiB window */
+	const uint64_t table = SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t) +
+			       SANDTRACE_ARENA_FILTER_BITS / 8;
 	ck_assert_uint_eq(atomic_load(&h->fs_gen_slots_home), sizeof(*h));
 	ck_assert_uint_eq(atomic_load(&h->fs_gen_slots), 0);
+	ck_assert_uint_eq(h->filter, sizeof(*h) + SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t));
 	ck_assert_uint_le(sizeof(*h) + table, 64 << 10);
 	ck_assert_uint_eq(m, sizeof(*h) + table);
 	ck_assert_uint_eq(k, seg);

@@ -1,6 +1,7 @@
 /* tests/unit/test_ctrie.c - Check suite for shm/ctrie.c: insert/lookup, odd keys, collisions, full and corrupted arenas. */
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,70 @@ START_TEST(first_cache_beside_header)
 	ck_assert_uint_ne(off, 0);
 	ck_assert_uint_lt(root + sizeof(*in), 64 << 10);
 	ck_assert_uint_le(off + bytes, 64 << 10);
+}
+END_TEST
+
+/* The key filter (shm/ctrie.c): every inserted key's two bits are set, few
+ * absent keys pass it, and it gates the walk: with the cache off, a present
+ * key whose bits are cleared is not found, and is again once they are back;
+ * a filter offset outside the map is not used (every lookup walks). */
+static bool filter_bits(const _Atomic uint64_t *f, uint64_t hash)
+{
+	uint32_t b1 = (uint32_t)(hash >> 48), b2 = (uint32_t)(hash >> 16) & 0xffffu;
+	return (atomic_load(&f[b1 >> 6]) >> (b1 & 63) & 1) && (atomic_load(&f[b2 >> 6]) >> (b2 & 63) & 1);
+}
+
+START_TEST(key_filter)
+{
+	char k[128];
+	uint32_t v;
+	make_trie(SANDTRACE_ARENA_AREAS_MIN);
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&g_a);
+	uint64_t foff = h->filter;
+	ck_assert_uint_ne(foff, 0);
+	ck_assert_uint_lt(foff + SANDTRACE_ARENA_FILTER_BITS / 8, 64 << 10); /* beside the header */
+	_Atomic uint64_t *f = (_Atomic uint64_t *)(void *)((char *)g_a.base + foff);
+	for (unsigned i = 0; i < 2000; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, k, n, i + 1, NULL), 1);
+		ck_assert(filter_bits(f, sandtrace_ctrie_hash(0, k, n)));
+	}
+	unsigned pass = 0;
+	for (unsigned i = 2000; i < 22000; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		pass += filter_bits(f, sandtrace_ctrie_hash(0, k, n));
+		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 0);
+	}
+	ck_assert_uint_lt(pass, 1000); /* about 0.35% expected for 2,000 keys */
+	for (unsigned i = 0; i < 2000; i++) {
+		size_t n = key_of(i, k, sizeof(k));
+		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
+		ck_assert_uint_eq(v, i + 1);
+	}
+	/* the cache off: lookups of present keys walk, through the filter */
+	struct st__inode *root = (struct st__inode *)(void *)((char *)g_a.base + atomic_load(&h->root));
+	atomic_store(&root->cache, 0);
+	size_t n = key_of(7, k, sizeof(k));
+	uint64_t hash = sandtrace_ctrie_hash(0, k, n);
+	uint32_t b1 = (uint32_t)(hash >> 48), b2 = (uint32_t)(hash >> 16) & 0xffffu;
+	uint64_t w1 = atomic_load(&f[b1 >> 6]), w2 = atomic_load(&f[b2 >> 6]);
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
+	atomic_fetch_and(&f[b1 >> 6], ~(UINT64_C(1) << (b1 & 63)));
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 0);
+	/* a damaged offset: the filter is not used, the walk finds the key */
+	h->filter = g_a.size - 8;
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
+	h->filter = foff;
+	atomic_store(&f[b1 >> 6], w1);
+	atomic_store(&f[b2 >> 6], w2);
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
+	/* an insert of a new key sets its bits before publishing it */
+	n = key_of(99999, k, sizeof(k));
+	ck_assert(!filter_bits(f, sandtrace_ctrie_hash(0, k, n)) ||
+		  sandtrace_ctrie_lookup(&g_a, 0, k, n, &v) == 0);
+	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, k, n, 5, NULL), 1);
+	ck_assert(filter_bits(f, sandtrace_ctrie_hash(0, k, n)));
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
 }
 END_TEST
 
@@ -615,6 +680,7 @@ Suite *suite_ctrie(void)
 	tcase_add_test(tc, hash_is_pure);
 	tcase_add_test(tc, insert_lookup_100k);
 	tcase_add_test(tc, first_cache_beside_header);
+	tcase_add_test(tc, key_filter);
 	tcase_add_test(tc, cache_grows);
 	tcase_add_test(tc, duplicates_keep_first_value);
 	tcase_add_test(tc, keys_differing_only_in_cls);
