@@ -180,11 +180,12 @@ int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t ru
 		 * (shim/check.c), never needed before */
 		uint64_t slots = st__align_up(sizeof(*h));
 		uint64_t filter = slots + st__align_up(SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t));
+		_Static_assert(SANDTRACE_ARENA_FILTER_AT % 64 == 0, "filter alignment");
 		atomic_store_explicit(&h->fs_gen_slots_home, slots, memory_order_relaxed);
 		/* the Ctrie's key filter (zero bits: nothing inserted) next, in the
 		 * same window: most lookups of keys that are not there read it
 		 * instead of walking the trie */
-		h->filter = filter;
+		h->filter = filter == SANDTRACE_ARENA_FILTER_AT ? filter : 0;
 		atomic_store_explicit(&h->bump_main, filter + SANDTRACE_ARENA_FILTER_BITS / 8,
 				      memory_order_relaxed);
 		atomic_store_explicit(&h->bump, SANDTRACE_ARENA_SEGMENT, memory_order_relaxed);

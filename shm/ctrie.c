@@ -439,14 +439,16 @@ static inline int st__cached(const struct sandtrace_arena *a, uint64_t hash, uin
  * then finds its key present, or fails, only costs a walk.
  * Bits from the hash's top 16 and its bits 16..31 (the cache's bucket and tag
  * take 32..47 and 0..31, the trie's levels the low bits: a filter hit says
- * nothing about where the key would be).  A filter at an offset outside the
- * map (a damaged header) is not used: every lookup walks.
+ * nothing about where the key would be).  A header that names any other
+ * place than the layout's (SANDTRACE_ARENA_FILTER_AT: a damaged header) has
+ * no filter in use: every lookup walks.  SANDTRACE_CTR_FILTER_UNSET counts
+ * inserts about to publish a key whose bits read clear: it stays 0 unless
+ * the bits are set too late (tests check it).
  */
 static inline const _Atomic uint64_t *st__filter(const struct sandtrace_arena *a)
 {
 	uint64_t off = ((const struct sandtrace_arena_header *)(const void *)a->base)->filter;
-	if (off < ST__HDR_SIZE || off > a->size || a->size - off < SANDTRACE_ARENA_FILTER_BITS / 8 ||
-	    (off & 7) != 0)
+	if (off != SANDTRACE_ARENA_FILTER_AT || a->size < off + SANDTRACE_ARENA_FILTER_BITS / 8)
 		return NULL;
 	return (const _Atomic uint64_t *)(const void *)(a->base + off);
 }
@@ -458,8 +460,9 @@ static inline bool st__filter_maybe(const struct sandtrace_arena *a, uint64_t ha
 		return true;
 	uint32_t b1 = (uint32_t)(hash >> 48), b2 = (uint32_t)(hash >> 16) & 0xffffu;
 	_Static_assert(SANDTRACE_ARENA_FILTER_BITS == 1u << 16, "16-bit filter indices");
-	/* acquire, as the walk's loads of main nodes (the key's nodes are read
-	 * only after a set bit, through the walk's own acquire loads) */
+	/* acquire: pairs with the release fetch-or of the insert that set the
+	 * bit (so a lookup that saw a key's publication, and through it the
+	 * bit set by whichever insert set it first, cannot read it clear) */
 	return (atomic_load_explicit(&f[b1 >> 6], memory_order_acquire) >> (b1 & 63) & 1) &&
 	       (atomic_load_explicit(&f[b2 >> 6], memory_order_acquire) >> (b2 & 63) & 1);
 }
@@ -470,13 +473,15 @@ static inline void st__filter_add(struct sandtrace_arena *a, uint64_t hash)
 	if (f == NULL)
 		return;
 	uint32_t b1 = (uint32_t)(hash >> 48), b2 = (uint32_t)(hash >> 16) & 0xffffu;
-	/* relaxed: the insert's publishing CAS (acq_rel) orders these sets
-	 * before it; skipped when the bit is set already (no write to a line
-	 * every process reads) */
-	if (!(atomic_load_explicit(&f[b1 >> 6], memory_order_relaxed) >> (b1 & 63) & 1))
-		atomic_fetch_or_explicit(&f[b1 >> 6], UINT64_C(1) << (b1 & 63), memory_order_relaxed);
-	if (!(atomic_load_explicit(&f[b2 >> 6], memory_order_relaxed) >> (b2 & 63) & 1))
-		atomic_fetch_or_explicit(&f[b2 >> 6], UINT64_C(1) << (b2 & 63), memory_order_relaxed);
+	/* Skipped when the bit is set already (no write to a line every
+	 * process reads).  Then the bit is another insert's: the acquire load
+	 * makes that insert's release fetch-or happen before this insert's
+	 * publishing CAS (acq_rel), as this thread's own fetch-or does when it
+	 * makes one; either way whoever sees the key can see the bit. */
+	if (!(atomic_load_explicit(&f[b1 >> 6], memory_order_acquire) >> (b1 & 63) & 1))
+		atomic_fetch_or_explicit(&f[b1 >> 6], UINT64_C(1) << (b1 & 63), memory_order_acq_rel);
+	if (!(atomic_load_explicit(&f[b2 >> 6], memory_order_acquire) >> (b2 & 63) & 1))
+		atomic_fetch_or_explicit(&f[b2 >> 6], UINT64_C(1) << (b2 & 63), memory_order_acq_rel);
 }
 
 /* The walk from the root, for what the cache did not answer. */
@@ -798,6 +803,8 @@ static __attribute__((noinline)) int st__insert_walk(struct sandtrace_arena *a, 
 			memcpy(nl->sn, ln->sn, (size_t)n * sizeof(uint32_t));
 			nl->sn[n] = sn;
 			nm = noff | ST__TAG_LNODE;
+			if (!st__filter_maybe(a, hash))
+				sandtrace_arena_count(a, SANDTRACE_CTR_FILTER_UNSET, 1);
 			/*
 			 * acq_rel on success: release publishes nl and the
 			 * SNode (written above); acquire on failure: the new
@@ -879,6 +886,8 @@ static __attribute__((noinline)) int st__insert_walk(struct sandtrace_arena *a, 
 			ncn->br[pos] = sub;
 		}
 		nm = noff | ST__TAG_CNODE;
+		if (!st__filter_maybe(a, hash))
+			sandtrace_arena_count(a, SANDTRACE_CTR_FILTER_UNSET, 1);
 		/*
 		 * acq_rel on success: the release half publishes the new CNode
 		 * and every private node it reaches (SNode, dual chain), all

@@ -37,6 +37,9 @@
  * bit array of this many bits (a power of two), so that most lookups of a
  * key that is not there end without a walk (shm/ctrie.c). */
 #define SANDTRACE_ARENA_FILTER_BITS (UINT32_C(1) << 16)
+/* Its place: right after the header and the per-directory generations'
+ * table; a header naming any other offset has no filter in use. */
+#define SANDTRACE_ARENA_FILTER_AT (UINT64_C(1024) + SANDTRACE_FS_GEN_SLOTS * UINT64_C(4))
 /* The record log's small chunks (log.h): segments named in the header, and
  * chunks of 1 KiB in each (an arena segment, SANDTRACE_ARENA_SEGMENT, each). */
 #define SANDTRACE_LOG_SMALL_SEGS 100u
@@ -50,6 +53,8 @@ enum sandtrace_arena_counter {
 	SANDTRACE_CTR_ATTACHES,      /* processes that mapped the arena */
 	SANDTRACE_CTR_BYTES_NODES,   /* bytes allocated to Ctrie nodes */
 	SANDTRACE_CTR_LNODES,        /* LNode (full hash collision) insertions */
+	SANDTRACE_CTR_FILTER_UNSET,  /* inserts about to publish a key whose key-filter bits
+					read clear: must stay 0 (they are set before the walk) */
 	SANDTRACE_CTR_MAX = 8
 };
 
@@ -123,6 +128,7 @@ _Static_assert(offsetof(struct sandtrace_arena_header, log_nchunks) == 144, "lay
 _Static_assert(offsetof(struct sandtrace_arena_header, bump_main) == 192, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, fs_gen_slots_home) == 208, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, filter) == 216, "layout");
+_Static_assert(sizeof(struct sandtrace_arena_header) == 1024, "SANDTRACE_ARENA_FILTER_AT");
 _Static_assert(offsetof(struct sandtrace_arena_header, log_small) == 224, "layout");
 _Static_assert(sizeof(struct sandtrace_arena_header) == 1024, "header is a quarter page");
 

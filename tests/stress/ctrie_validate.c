@@ -305,6 +305,11 @@ int main(int argc, char **argv)
 			(unsigned long)atomic_load(&h->counters[SANDTRACE_CTR_INSERTS]), g_keys);
 		errors++;
 	}
+	if (atomic_load(&h->counters[SANDTRACE_CTR_FILTER_UNSET]) != 0) {
+		fprintf(stderr, "ctrie_validate: %lu inserts published a key whose filter bits read clear\n",
+			(unsigned long)atomic_load(&h->counters[SANDTRACE_CTR_FILTER_UNSET]));
+		errors++;
+	}
 	if (!sandtrace_arena_valid(&g_a)) {
 		fprintf(stderr, "ctrie_validate: arena header invalid after the run\n");
 		errors++;

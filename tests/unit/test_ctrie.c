@@ -169,6 +169,7 @@ START_TEST(key_filter)
 		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 0);
 	}
 	ck_assert_uint_lt(pass, 1000); /* about 0.35% expected for 2,000 keys */
+	ck_assert_uint_eq(ctr(SANDTRACE_CTR_FILTER_UNSET), 0); /* set before publication */
 	for (unsigned i = 0; i < 2000; i++) {
 		size_t n = key_of(i, k, sizeof(k));
 		ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
@@ -184,8 +185,11 @@ START_TEST(key_filter)
 	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
 	atomic_fetch_and(&f[b1 >> 6], ~(UINT64_C(1) << (b1 & 63)));
 	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 0);
-	/* a damaged offset: the filter is not used, the walk finds the key */
+	/* a damaged offset (outside the map, or anywhere but the filter's
+	 * place, over other tables): the filter is not used, the walk finds it */
 	h->filter = g_a.size - 8;
+	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
+	h->filter = sizeof(*h);
 	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
 	h->filter = foff;
 	atomic_store(&f[b1 >> 6], w1);
@@ -197,6 +201,7 @@ START_TEST(key_filter)
 		  sandtrace_ctrie_lookup(&g_a, 0, k, n, &v) == 0);
 	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, k, n, 5, NULL), 1);
 	ck_assert(filter_bits(f, sandtrace_ctrie_hash(0, k, n)));
+	ck_assert_uint_eq(ctr(SANDTRACE_CTR_FILTER_UNSET), 0);
 	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, k, n, &v), 1);
 }
 END_TEST
