@@ -381,10 +381,10 @@ static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf)
  * one: no hint, the image asks the kernel).  a: the exec's own access,
  * done with: its resolution when it made one, else the slot resolves again
  * (st__resolve_exe) and the name is in its rbuf (the environment is built
- * in its absbuf).  Costs the resolution's
- * readlinks (fewer when its directories are memoised), and for a script an
- * open and a read of its interpreter: less than the new image's readlink
- * of /proc/self/exe, whose procfs entries it also pays for at exit. */
+ * in its absbuf).  Costs the resolution's readlinks (none when the exec's
+ * check resolved it, fewer when its directories are memoised), and for a
+ * script an open and a read of its interpreter: less than the new image's
+ * readlink of /proc/self/exe (25-36 us here, docs/BENCHMARKS.md stop 15). */
 static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
 		     const char *interp, bool elf)
 {
@@ -428,7 +428,7 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
  * fd; -1: could not be opened; PROBE_OPEN_HERE: open it by its absolute
  * name), its #! interpreter, and whether the preload can follow it.  a has
  * passed st__pre.  interp: the #! interpreter's path ("" when none); *elf:
- * the program was read and is a 64-bit ELF file. */
+ * the program was read and is an ELF program of this machine (native_elf). */
 static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool *elf)
 {
 	const char *path = a->resolved ? a->rpath : a->abs;
