@@ -158,10 +158,11 @@ static _Atomic uint32_t *gen_slots(bool create)
 	/* acquire: the zeroed array is whole for whoever sees its offset */
 	uint64_t off = atomic_load_explicit(&h->fs_gen_slots, memory_order_acquire);
 	if (!off && create) {
-		/* the zeroed table set aside beside the header at create, or a
-		 * fresh one (an arena without areas) */
+		/* the zeroed table set aside beside the header at create (at the
+		 * layout's place only: a damaged header's other offset is not
+		 * taken), or a fresh one (an arena without areas) */
 		uint64_t mine = atomic_load_explicit(&h->fs_gen_slots_home, memory_order_relaxed);
-		if (!mine)
+		if (mine != sizeof(struct sandtrace_arena_header))
 			mine = sandtrace_arena_alloc(&st__g.arena,
 						     SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t));
 		uint64_t expect = 0;
