@@ -162,7 +162,7 @@ static _Atomic uint32_t *gen_slots(bool create)
 		 * layout's place only: a damaged header's other offset is not
 		 * taken), or a fresh one (an arena without areas) */
 		uint64_t mine = atomic_load_explicit(&h->fs_gen_slots_home, memory_order_relaxed);
-		if (mine != sizeof(struct sandtrace_arena_header))
+		if (mine != SANDTRACE_ARENA_GEN_SLOTS_AT)
 			mine = sandtrace_arena_alloc(&st__g.arena,
 						     SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t));
 		uint64_t expect = 0;

@@ -178,15 +178,17 @@ int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t ru
 		 * (the Ctrie's first cache array comes after them, and still fits).
 		 * The table is published by the first namespace change
 		 * (shim/check.c), never needed before */
-		uint64_t slots = st__align_up(sizeof(*h));
-		uint64_t filter = slots + st__align_up(SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t));
-		_Static_assert(SANDTRACE_ARENA_FILTER_AT % 64 == 0, "filter alignment");
-		atomic_store_explicit(&h->fs_gen_slots_home, slots, memory_order_relaxed);
+		_Static_assert(SANDTRACE_ARENA_GEN_SLOTS_AT % SANDTRACE_ARENA_ALIGN == 0 &&
+				       SANDTRACE_ARENA_FILTER_AT % 64 == 0,
+			       "aligned places");
+		atomic_store_explicit(&h->fs_gen_slots_home, SANDTRACE_ARENA_GEN_SLOTS_AT,
+				      memory_order_relaxed);
 		/* the Ctrie's key filter (zero bits: nothing inserted) next, in the
 		 * same window: most lookups of keys that are not there read it
 		 * instead of walking the trie */
-		h->filter = filter == SANDTRACE_ARENA_FILTER_AT ? filter : 0;
-		atomic_store_explicit(&h->bump_main, filter + SANDTRACE_ARENA_FILTER_BITS / 8,
+		h->filter = SANDTRACE_ARENA_FILTER_AT;
+		atomic_store_explicit(&h->bump_main,
+				      SANDTRACE_ARENA_FILTER_AT + SANDTRACE_ARENA_FILTER_BITS / 8,
 				      memory_order_relaxed);
 		atomic_store_explicit(&h->bump, SANDTRACE_ARENA_SEGMENT, memory_order_relaxed);
 	}

@@ -453,18 +453,27 @@ static inline const _Atomic uint64_t *st__filter(const struct sandtrace_arena *a
 	return (const _Atomic uint64_t *)(const void *)(a->base + off);
 }
 
+/* A key's i-th filter bit (i = 0, 1): the hash's top 16 bits, then its
+ * bits 16..31. */
+static inline uint32_t st__filter_bit(uint64_t hash, int i)
+{
+	_Static_assert(SANDTRACE_ARENA_FILTER_BITS == 1u << 16, "16-bit filter indices");
+	return i == 0 ? (uint32_t)(hash >> 48) : (uint32_t)(hash >> 16) & 0xffffu;
+}
+
+/* acquire: pairs with the release fetch-or of the insert that set the bit
+ * (so a lookup that saw a key's publication, and through it the bit set by
+ * whichever insert set it first, cannot read it clear) */
+static inline bool st__filter_has(const _Atomic uint64_t *f, uint32_t b)
+{
+	return atomic_load_explicit(&f[b >> 6], memory_order_acquire) >> (b & 63) & 1;
+}
+
 static inline bool st__filter_maybe(const struct sandtrace_arena *a, uint64_t hash)
 {
 	const _Atomic uint64_t *f = st__filter(a);
-	if (f == NULL)
-		return true;
-	uint32_t b1 = (uint32_t)(hash >> 48), b2 = (uint32_t)(hash >> 16) & 0xffffu;
-	_Static_assert(SANDTRACE_ARENA_FILTER_BITS == 1u << 16, "16-bit filter indices");
-	/* acquire: pairs with the release fetch-or of the insert that set the
-	 * bit (so a lookup that saw a key's publication, and through it the
-	 * bit set by whichever insert set it first, cannot read it clear) */
-	return (atomic_load_explicit(&f[b1 >> 6], memory_order_acquire) >> (b1 & 63) & 1) &&
-	       (atomic_load_explicit(&f[b2 >> 6], memory_order_acquire) >> (b2 & 63) & 1);
+	return f == NULL ||
+	       (st__filter_has(f, st__filter_bit(hash, 0)) && st__filter_has(f, st__filter_bit(hash, 1)));
 }
 
 static inline void st__filter_add(struct sandtrace_arena *a, uint64_t hash)
@@ -472,16 +481,17 @@ static inline void st__filter_add(struct sandtrace_arena *a, uint64_t hash)
 	_Atomic uint64_t *f = (_Atomic uint64_t *)st__filter(a);
 	if (f == NULL)
 		return;
-	uint32_t b1 = (uint32_t)(hash >> 48), b2 = (uint32_t)(hash >> 16) & 0xffffu;
 	/* Skipped when the bit is set already (no write to a line every
 	 * process reads).  Then the bit is another insert's: the acquire load
 	 * makes that insert's release fetch-or happen before this insert's
 	 * publishing CAS (acq_rel), as this thread's own fetch-or does when it
 	 * makes one; either way whoever sees the key can see the bit. */
-	if (!(atomic_load_explicit(&f[b1 >> 6], memory_order_acquire) >> (b1 & 63) & 1))
-		atomic_fetch_or_explicit(&f[b1 >> 6], UINT64_C(1) << (b1 & 63), memory_order_acq_rel);
-	if (!(atomic_load_explicit(&f[b2 >> 6], memory_order_acquire) >> (b2 & 63) & 1))
-		atomic_fetch_or_explicit(&f[b2 >> 6], UINT64_C(1) << (b2 & 63), memory_order_acq_rel);
+	for (int i = 0; i < 2; i++) {
+		uint32_t b = st__filter_bit(hash, i);
+		if (!st__filter_has(f, b))
+			atomic_fetch_or_explicit(&f[b >> 6], UINT64_C(1) << (b & 63),
+						 memory_order_acq_rel);
+	}
 }
 
 /* The walk from the root, for what the cache did not answer. */

@@ -37,9 +37,11 @@
  * bit array of this many bits (a power of two), so that most lookups of a
  * key that is not there end without a walk (shm/ctrie.c). */
 #define SANDTRACE_ARENA_FILTER_BITS (UINT32_C(1) << 16)
-/* Its place: right after the header and the per-directory generations'
- * table; a header naming any other offset has no filter in use. */
-#define SANDTRACE_ARENA_FILTER_AT (UINT64_C(1024) + SANDTRACE_FS_GEN_SLOTS * UINT64_C(4))
+/* The places of the two, in arenas with areas: the per-directory
+ * generations' table right after the header, the filter right after it.  A
+ * header that names any other offset for either has none in use there. */
+#define SANDTRACE_ARENA_GEN_SLOTS_AT UINT64_C(1024)
+#define SANDTRACE_ARENA_FILTER_AT (SANDTRACE_ARENA_GEN_SLOTS_AT + SANDTRACE_FS_GEN_SLOTS * UINT64_C(4))
 /* The record log's small chunks (log.h): segments named in the header, and
  * chunks of 1 KiB in each (an arena segment, SANDTRACE_ARENA_SEGMENT, each). */
 #define SANDTRACE_LOG_SMALL_SEGS 100u
@@ -128,7 +130,8 @@ _Static_assert(offsetof(struct sandtrace_arena_header, log_nchunks) == 144, "lay
 _Static_assert(offsetof(struct sandtrace_arena_header, bump_main) == 192, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, fs_gen_slots_home) == 208, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, filter) == 216, "layout");
-_Static_assert(sizeof(struct sandtrace_arena_header) == 1024, "SANDTRACE_ARENA_FILTER_AT");
+_Static_assert(sizeof(struct sandtrace_arena_header) == SANDTRACE_ARENA_GEN_SLOTS_AT,
+	       "the generations' table follows the header");
 _Static_assert(offsetof(struct sandtrace_arena_header, log_small) == 224, "layout");
 _Static_assert(sizeof(struct sandtrace_arena_header) == 1024, "header is a quarter page");
 
