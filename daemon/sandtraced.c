@@ -125,6 +125,8 @@ struct daemon {
 	unsigned wakeups; /* busy wakeups of the event loop (check_parent) */
 	uint64_t log_seq_drained; /* the arena's log_seq when the log was last drained */
 	uint32_t cur_stamp;       /* the stamp of the record being dispatched (0: none) */
+	bool yield_to_asks;       /* a slice of the log drain stops when an asker waits */
+	uint64_t asks_seen;       /* SANDTRACE_CTR_ASKS when a slice last stopped for it */
 	char arena_name[SANDTRACE_ARENA_NAME_MAX];
 	bool have_arena, arena_full_logged;
 	struct st__policy policy;
@@ -1073,6 +1075,23 @@ static unsigned accept_all(struct daemon *d)
 #define LOG_INTERVAL_MS 20
 #define LOG_SLICE 32
 
+/*
+ * Has a request that waits for its answer been sent since the last look?
+ * The shim counts each one in the arena (SANDTRACE_CTR_ASKS) once it is in
+ * this daemon's socket, so that a slice of the log drain stops after the
+ * entry in hand, not after LOG_SLICE of them: an asker waits for one
+ * record's work at most, not for a slice's.  Each count seen once.
+ */
+static bool asker_waits(struct daemon *d)
+{
+	uint64_t n = atomic_load_explicit(
+	    &sandtrace_arena_hdr(&d->arena)->counters[SANDTRACE_CTR_ASKS], memory_order_relaxed);
+	if (n == d->asks_seen)
+		return false;
+	d->asks_seen = n;
+	return true;
+}
+
 /* One entry of the arena's record log: dispatched like the socket message it
  * stands for, from a client that is only the writer's pid and uid (frame.seq
  * carries the uid in the log).  Only records are valid there. */
@@ -1088,7 +1107,7 @@ static int on_log_entry(void *ctx, const struct sandtrace_log_entry *e, const ui
 	d->cur_stamp = sandtrace_log_entry_stamp(e->seq);
 	if (dispatch[e->frame.type](d, &pc, &e->frame, payload) < 0)
 		d->logr.bad++;
-	return 0;
+	return d->yield_to_asks && asker_waits(d);
 }
 
 static void on_signal(struct daemon *d);
@@ -1146,9 +1165,14 @@ static void drain_log(struct daemon *d, bool force)
 			pump_sockets(d);
 			/* what is left of the collection (no second scan of the
 			 * chunks when it was empty or the records took it all) */
-			if (sandtrace_log_pending(&d->logr))
+			if (sandtrace_log_pending(&d->logr)) {
+				/* a slice, cut short for an asker (asker_waits):
+				 * the event loop answers it before the next */
+				d->yield_to_asks = true;
 				n = sandtrace_log_drain_some(&d->arena, &d->logr, on_log_entry, d,
 							     LOG_SLICE);
+				d->yield_to_asks = false;
+			}
 		}
 	}
 	if (n < 0)
@@ -1337,7 +1361,7 @@ static void finish_report(struct daemon *d)
 		struct sandtrace_ctrie_stats cs = {0};
 		sandtrace_ctrie_stats(&d->arena, &cs);
 		json_t *o = json_pack(
-		    "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "arena",
+		    "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "arena",
 		    "size", (json_int_t)h->size, "bytes_used", (json_int_t)sandtrace_arena_used(&d->arena),
 		    "inserts", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_INSERTS]),
 		    "cas_retries", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_CAS_RETRIES]),
@@ -1347,7 +1371,8 @@ static void finish_report(struct daemon *d)
 		    (json_int_t)cs.cache_slots, "log_chunks",
 		    (json_int_t)(atomic_load(&h->log_nchunks) + atomic_load(&h->log_nsmall)),
 		    "log_entries",
-		    (json_int_t)d->logr.entries, "fs_generation", (json_int_t)atomic_load(&h->fs_gen));
+		    (json_int_t)d->logr.entries, "fs_generation", (json_int_t)atomic_load(&h->fs_gen),
+		    "asks", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_ASKS]));
 		st__report_emit(&d->report, o);
 		if (atomic_load(&h->counters[SANDTRACE_CTR_FULL]))
 			st__summary_reason(&d->sum, "the arena filled up: caching stopped (%llu "

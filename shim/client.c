@@ -322,6 +322,13 @@ static int request(const struct iovec *iov, int n, struct sandtrace_verdict *v)
 	pthread_mutex_lock(&st__g.lock);
 	if (conn_locked() && (r = send_locked(SANDTRACE_MSG_ACCESS, 0, iov, n, false)) == 0) {
 		uint32_t want = st__g.seq;
+		/* the request is in the daemon's socket now: a log drain in
+		 * progress sees the count move and stops for it (relaxed: a
+		 * hint, never needed for an answer) */
+		if (st__g.arena.base)
+			atomic_fetch_add_explicit(
+			    &sandtrace_arena_hdr(&st__g.arena)->counters[SANDTRACE_CTR_ASKS], 1,
+			    memory_order_relaxed);
 		struct sandtrace_frame f;
 		for (;;) {
 			/* the frame and the verdict in one blocking receive: the

@@ -57,6 +57,9 @@ enum sandtrace_arena_counter {
 	SANDTRACE_CTR_LNODES,        /* LNode (full hash collision) insertions */
 	SANDTRACE_CTR_FILTER_UNSET,  /* inserts about to publish a key whose key-filter bits
 					read clear: must stay 0 (they are set before the walk) */
+	SANDTRACE_CTR_ASKS,          /* requests on the socket that wait for an answer, counted
+					once each is sent: the daemon's log drain stops
+					between two entries when it moves (sandtraced.c) */
 	SANDTRACE_CTR_MAX = 8
 };
 

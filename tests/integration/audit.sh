@@ -94,4 +94,14 @@ out=$("$ST" run --audit --fence --policy "$W/ak/pol" --owners "$W/ak/owners" --d
 	cat $W/ak/P/secret 2>/dev/null; echo end" 2>/dev/null)
 check "after a reload that asks for it: an undeclared package's file hidden (got: $(echo $out))" \
 	test "$(echo $out)" = "SECRET end"
+# the arena counts each request that waits for an answer (the daemon's log
+# drain yields to it): one per path first asked, none for answers the Ctrie
+# holds (the same paths again, in other processes)
+mkdir -p "$W/asks"; for i in 1 2 3; do echo $i > "$W/asks/f$i"; done
+printf 'ask read %s/asks\nallow any /\n' "$W" > "$W/asks.pol"
+R=$W/asks.jsonl
+"$ST" run --policy "$W/asks.pol" --report "$R" -- sh -c "for i in 1 2 3 1 2 3; do $DRV open-r $W/asks/f\$i; done" > "$W/asks.out"
+check "asked files read (got: $(echo $(cat "$W/asks.out")))" test "$(echo $(cat "$W/asks.out"))" = "ok ok ok ok ok ok"
+check "arena counts one request per path first asked (got: $(records "$R" arena '[r.get("asks") for r in rs]'))" \
+	test "$(records "$R" arena '[r.get("asks") for r in rs]')" = "[3]"
 done_
