@@ -50,6 +50,16 @@ static void reg_free(void *p, size_t sz)
 #define uthash_free(ptr, sz) reg_free((ptr), (sz))
 #define uthash_bzero(a, n) ((n) >= BIG_ALLOC ? (void)0 : (void)memset((a), 0, (n)))
 
+/*
+ * A Bloom filter in front of each table (uthash's own, 2^21 bits = 256 KiB a
+ * table): most paths an ask rule judges are a build's own files, owned by no
+ * package, and a miss in the file table otherwise walks a whole bucket chain
+ * of entries scattered over the pool (one cache miss each).  With the
+ * filter, ≈ 94% of such misses read one bit (135,000 files, one bit each).
+ * The tables are added to and looked up only in this file (audit.c only
+ * iterates them), so every HASH_ADD sets the filter's bit.
+ */
+#define HASH_BLOOM 21
 /* After the uthash configuration above: registry.h includes uthash.h. */
 #include "registry.h"
 
