@@ -881,7 +881,7 @@ static void memo_fill(struct st_memo_ent *e, uint64_t tag, uint64_t epoch, const
 		e->len = (uint16_t)n;
 		e->kinds = 0;
 		e->allow = 0;
-		memcpy(e->key, path, n);
+		st__copy_short(e->key, path, n);
 		e->tag = tag;
 	}
 	e->allow |= (uint8_t)cls;

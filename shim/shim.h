@@ -330,6 +330,29 @@ struct st_acc {
  * memo, or no repeats), to try again ST_MEMO_RETRY eligible calls later.  In a zlib build a third of the probes hit, and 32
  * or 512 entries catch hardly more than 16.
  */
+/*
+ * st__copy_short - copy src[0..n) to dst in 16-byte moves, the last one
+ * overlapping (8-byte ones under 16, bytes under 8).  For the hot path's
+ * short copies (a memo entry's key): a memcpy of a variable length compiles
+ * to `rep movsq`, whose start-up alone costs more than the rest of a memo
+ * fill.  Reads and writes no byte outside [0, n); the two must not overlap.
+ * Async-signal-safe.
+ */
+static inline void st__copy_short(char *dst, const char *src, size_t n)
+{
+	if (n >= 16) {
+		for (size_t i = 0; i + 16 < n; i += 16)
+			memcpy(dst + i, src + i, 16);
+		memcpy(dst + n - 16, src + n - 16, 16);
+	} else if (n >= 8) {
+		memcpy(dst, src, 8);
+		memcpy(dst + n - 8, src + n - 8, 8);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			dst[i] = src[i];
+	}
+}
+
 #define ST_MEMO_WAYS 16u
 #define ST_MEMO_KEY 104u
 #define ST_MEMO_AFTER 128u

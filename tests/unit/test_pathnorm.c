@@ -353,6 +353,38 @@ START_TEST(test_resolve_proc_fd)
 }
 END_TEST
 
+/* st__copy_short: every length up to a memo key's, from a source that ends
+ * at a page with no access (a read past src[n - 1] faults) and before one (a
+ * read before src[0] faults), into a destination whose neighbours must stay
+ * untouched. */
+START_TEST(test_copy_short)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, (size_t)(3 * pg), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	ck_assert_ptr_ne(m, MAP_FAILED);
+	ck_assert_int_eq(mprotect(m, (size_t)pg, PROT_NONE), 0);
+	ck_assert_int_eq(mprotect(m + 2 * pg, (size_t)pg, PROT_NONE), 0);
+	char *page = m + pg;
+	for (size_t i = 0; i < (size_t)pg; i++)
+		page[i] = (char)(i * 7 + 3);
+	for (size_t n = 0; n <= ST_MEMO_KEY; n++) {
+		for (int at = 0; at < 2; at++) { /* src against the page's end, then its start */
+			const char *src = at ? page : page + pg - n;
+			char dst[ST_MEMO_KEY + 32];
+			memset(dst, 0x5a, sizeof(dst));
+			st__copy_short(dst + 16, src, n);
+			ck_assert_msg(memcmp(dst + 16, src, n) == 0, "n %zu at %d: bytes differ", n, at);
+			for (size_t i = 0; i < sizeof(dst); i++)
+				if (i < 16 || i >= 16 + n)
+					ck_assert_msg(dst[i] == 0x5a, "n %zu at %d: byte %zu written", n,
+						      at, i);
+		}
+	}
+	munmap(m, (size_t)(3 * pg));
+}
+END_TEST
+
 Suite *suite_pathnorm(void)
 {
 	Suite *s = suite_create("pathnorm");
@@ -367,6 +399,7 @@ Suite *suite_pathnorm(void)
 	tcase_add_test(tc, test_dir_slot);
 	tcase_add_test(tc, test_resolve_confirmed);
 	tcase_add_test(tc, test_resolve_proc_fd);
+	tcase_add_test(tc, test_copy_short);
 	suite_add_tcase(s, tc);
 	return s;
 }
