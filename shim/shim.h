@@ -317,20 +317,6 @@ struct st_acc {
 };
 
 /*
- * A thread's memo of its warm accesses (check.c): direct-mapped, ST_MEMO_WAYS
- * entries of a spelled absolute path (at most ST_MEMO_KEY bytes) and what
- * the Ctrie said about it in one arena epoch (fs_gen + policy generation +
- * ns_epoch): the sandbox classes it allows, the record kinds it holds.  A
- * hit answers a stat() of a warm path without building its key.  Filled
- * and read only by its thread's outermost checked call.  Its page is one
- * more to fault in (≈ 10 µs on this project's VM, the cost of ≈ 100 hits),
- * so a thread uses it only from its ST_MEMO_AFTER-th eligible call on, and
- * stops when it pays too little (fewer than one hit in ST_MEMO_MIN_RATIO
- * probes once ST_MEMO_TRIAL probes were made: a working set larger than the
- * memo, or no repeats), to try again ST_MEMO_RETRY eligible calls later.  In a zlib build a third of the probes hit, and 32
- * or 512 entries catch hardly more than 16.
- */
-/*
  * st__copy_short - copy src[0..n) to dst in 16-byte moves, the last one
  * overlapping (8-byte ones under 16, bytes under 8).  For the hot path's
  * short copies (a memo entry's key): a memcpy of a variable length compiles
@@ -353,6 +339,20 @@ static inline void st__copy_short(char *dst, const char *src, size_t n)
 	}
 }
 
+/*
+ * A thread's memo of its warm accesses (check.c): direct-mapped, ST_MEMO_WAYS
+ * entries of a spelled absolute path (at most ST_MEMO_KEY bytes) and what
+ * the Ctrie said about it in one arena epoch (fs_gen + policy generation +
+ * ns_epoch): the sandbox classes it allows, the record kinds it holds.  A
+ * hit answers a stat() of a warm path without building its key.  Filled
+ * and read only by its thread's outermost checked call.  Its page is one
+ * more to fault in (≈ 10 µs on this project's VM, the cost of ≈ 100 hits),
+ * so a thread uses it only from its ST_MEMO_AFTER-th eligible call on, and
+ * stops when it pays too little (fewer than one hit in ST_MEMO_MIN_RATIO
+ * probes once ST_MEMO_TRIAL probes were made: a working set larger than the
+ * memo, or no repeats), to try again ST_MEMO_RETRY eligible calls later.  In a zlib build a third of the probes hit, and 32
+ * or 512 entries catch hardly more than 16.
+ */
 #define ST_MEMO_WAYS 16u
 #define ST_MEMO_KEY 104u
 #define ST_MEMO_AFTER 128u
