@@ -677,13 +677,16 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 			action = hide ? SANDTRACE_DENY : SANDTRACE_ALLOW;
 			err = hide ? ENOENT : 0;
 		}
-		/* the answer first: the asker waits for it, the cache entry below
-		 * is for later askers (this daemon reads no other request before
-		 * it is in) */
+		/* the answer first: the asker waits for it.  An asker with the
+		 * arena stores it in the Ctrie for later askers itself (check.c
+		 * decide_local); one without it cannot (its HELLO, by the
+		 * socket, said so): the cache entry below is for its answers
+		 * (this daemon reads no other request before it is in) */
 		struct sandtrace_verdict vd = {.action = (uint8_t)action, .err = err};
 		struct iovec iov = {&vd, sizeof(vd)};
 		int sent = reply(d, c, SANDTRACE_MSG_VERDICT, f->seq, &iov, 1);
-		if (d->have_arena) {
+		const struct image *asker = image_of(d, c->pid ? c->pid : c->peer_pid);
+		if (d->have_arena && asker != NULL && asker->no_cache) {
 			uint32_t val = action | (err == EACCES ? SANDTRACE_V_EACCES : 0u);
 			/* the key the shim looks the answer up by
 			 * (sandtrace_ask_key): a reload makes every ask

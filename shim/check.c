@@ -465,8 +465,18 @@ static uint32_t decide_local(struct st_acc *a, unsigned cls)
 						   t->scratch, klen, &v) == 1)
 			return v;
 		struct sandtrace_verdict vd;
-		if (st__request(a->kind, a->rpath, a->rpath_len, &vd) == 0)
-			return vd.action | (vd.err == EACCES ? SANDTRACE_V_EACCES : 0);
+		if (st__request(a->kind, a->rpath, a->rpath_len, &vd) == 0) {
+			v = vd.action | (vd.err == EACCES ? SANDTRACE_V_EACCES : 0);
+			/* the answer under the key just missed, for every later
+			 * asker: stored here, where that walk left the trie's
+			 * path warm, not by the daemon after its reply (which
+			 * an asker on its CPU would wait for); the daemon stores
+			 * the answers of processes without the arena */
+			if (klen)
+				sandtrace_ctrie_insert(&st__g.arena, SANDTRACE_KEY_ASK | cls,
+						       t->scratch, klen, v, NULL);
+			return v;
+		}
 		if (st__g.flags & SANDTRACE_F_FAIL_OPEN) {
 			a->fail_open = true;
 			return SANDTRACE_ALLOW;
