@@ -263,9 +263,20 @@ int st__report_emit(struct st__report *r, json_t *obj)
 		return r->error;
 	}
 	errno = 0;
-	int rc = json_dumpf(obj, r->f, JSON_COMPACT);
+	/* a record of the usual size into a buffer and the stream in one
+	 * write: json_dumpf hands the stream each token apart (a locked
+	 * fwrite each, a third of a record's cost in the daemon) */
+	char buf[2048];
+	size_t n = json_dumpb(obj, buf, sizeof(buf) - 1, JSON_COMPACT);
+	bool ok;
+	if (n > 0 && n < sizeof(buf) - 1) {
+		buf[n++] = '\n';
+		ok = fwrite(buf, 1, n, r->f) == n;
+	} else {
+		ok = n > 0 && json_dumpf(obj, r->f, JSON_COMPACT) == 0 && fputc('\n', r->f) != EOF;
+	}
 	json_decref(obj);
-	if (rc < 0 || fputc('\n', r->f) == EOF) {
+	if (!ok) {
 		r->error = errno ? -errno : -EIO;
 		return r->error;
 	}

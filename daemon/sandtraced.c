@@ -184,7 +184,9 @@ static void internal_error(struct daemon *d, const char *what, int err)
 static int set_add(struct seen **set, const void *key, size_t len)
 {
 	struct seen *e;
-	HASH_FIND(hh, *set, key, len, e);
+	unsigned hv;
+	HASH_VALUE(key, len, hv); /* once, for the look-up and the add */
+	HASH_FIND_BYHASHVALUE(hh, *set, key, len, hv, e);
 	if (e != NULL)
 		return 0;
 	e = malloc(sizeof(*e) + len);
@@ -192,7 +194,7 @@ static int set_add(struct seen **set, const void *key, size_t len)
 		return -ENOMEM;
 	e->len = len;
 	memcpy(e->key, key, len);
-	HASH_ADD_KEYPTR(hh, *set, e->key, len, e);
+	HASH_ADD_KEYPTR_BYHASHVALUE(hh, *set, e->key, len, hv, e);
 	return 1;
 }
 
