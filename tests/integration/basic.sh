@@ -354,4 +354,11 @@ import os
 p = '/proc/%d/task/%d/cwd/f' % (os.getpid(), os.getpid())
 os.chdir('$W/tc/a'); os.stat(p); os.stat(p); os.chdir('$W/tc/b'); os.stat(p)"
 check "/proc/P/task/T/cwd/f after a chdir: recorded in the new cwd" has Q "$W/tc/b/f" "$W/tc.jsonl"
+# a record larger than the daemon's line buffer (2 KiB: a process record with a
+# long argument) is written whole by the other way, and the report stays valid
+long=$(python3 -c 'print("x" * 3000)')
+"$ST" run --report "$W/long.jsonl" -- /bin/echo "$long" > /dev/null
+check "a record over 2 KiB written whole" python3 -c 'import json,sys
+rs=[json.loads(l) for l in open(sys.argv[1])]
+sys.exit(0 if [len(a) for r in rs if r["type"]=="process" and r.get("exe","").endswith("/echo") for a in r["argv"]] == [9, 3000] else "argv %r" % [r.get("argv") for r in rs if r["type"]=="process"])' "$W/long.jsonl"
 done_
