@@ -689,7 +689,7 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 		int sent = reply(d, c, SANDTRACE_MSG_VERDICT, f->seq, &iov, 1);
 		const struct image *asker = image_of(d, c->pid ? c->pid : c->peer_pid);
 		if (d->have_arena && asker != NULL && asker->no_cache) {
-			uint32_t val = action | (err == EACCES ? SANDTRACE_V_EACCES : 0u);
+			uint32_t val = sandtrace_verdict_value(action, err);
 			/* the key the shim looks the answer up by
 			 * (sandtrace_ask_key): a reload makes every ask
 			 * answer of the old policy miss */

@@ -466,7 +466,7 @@ static uint32_t decide_local(struct st_acc *a, unsigned cls)
 			return v;
 		struct sandtrace_verdict vd;
 		if (st__request(a->kind, a->rpath, a->rpath_len, &vd) == 0) {
-			v = vd.action | (vd.err == EACCES ? SANDTRACE_V_EACCES : 0);
+			v = sandtrace_verdict_value(vd.action, vd.err);
 			/* the answer under the key just missed, for every later
 			 * asker: stored here, where that walk left the trie's
 			 * path warm, not by the daemon after its reply (which
@@ -498,7 +498,7 @@ static uint32_t decide_remote(struct st_acc *a)
 		return SANDTRACE_ALLOW;
 	struct sandtrace_verdict vd;
 	if (st__request(a->kind, a->rpath, a->rpath_len, &vd) == 0)
-		return vd.action | (vd.err == EACCES ? SANDTRACE_V_EACCES : 0);
+		return sandtrace_verdict_value(vd.action, vd.err);
 	if ((st__g.flags & SANDTRACE_F_FENCED) && !(st__g.flags & SANDTRACE_F_FAIL_OPEN))
 		return SANDTRACE_DENY;
 	a->fail_open = (st__g.flags & SANDTRACE_F_FENCED) != 0;

@@ -2,6 +2,7 @@
 #ifndef SANDTRACE_CTRIE_H
 #define SANDTRACE_CTRIE_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +65,14 @@
  */
 #define SANDTRACE_V_SEEN_SHIFT 16u
 #define SANDTRACE_V_SEEN_MASK (((1u << SANDTRACE_KIND_MAX) - 1u) << SANDTRACE_V_SEEN_SHIFT)
+
+/* The value a daemon's answer (its action, and the errno a denial fails
+ * with) is cached and decided by: the action, and SANDTRACE_V_EACCES for a
+ * denial with EACCES.  Pure; async-signal-safe. */
+static inline uint32_t sandtrace_verdict_value(unsigned action, int err)
+{
+	return (uint32_t)action | (err == EACCES ? SANDTRACE_V_EACCES : 0u);
+}
 
 /*
  * sandtrace_ctrie_init - start a new generation: allocate an empty root
