@@ -6,6 +6,12 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#if defined(__linux__)
+#include <elf.h>
+#include <link.h>
+#include <sys/auxv.h>
+#include <sys/resource.h>
+#endif
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +26,59 @@ static inline uint64_t st__align_up(uint64_t v)
 	return (v + (SANDTRACE_ARENA_ALIGN - 1)) & ~(uint64_t)(SANDTRACE_ARENA_ALIGN - 1);
 }
 
+#if defined(__linux__) && defined(MAP_FIXED_NOREPLACE) && (defined(__x86_64__) || defined(__aarch64__))
+/*
+ * Where an attach may map the arena so that its first pages share a
+ * page-table page the process already has: the first page above the
+ * dynamic loader's image, the highest mapping of a standard (top-down)
+ * layout, whose last 2 MiB window the loader's own pages have paid for.
+ * The header and the data every process reads first (the first segments of
+ * the areas, the log's small chunks) then cost a new process no page-table
+ * page (nor, mostly, a middle-level one): 26 us of a traced child's start
+ * on this project's VM (docs/BENCHMARKS.md, stop 17).  Returns 0 when that
+ * is not safe or not known:
+ * - no loader (a static program: AT_BASE is 0), or its program headers are
+ *   not as expected;
+ * - the main stack is not above it, or the room between them is less than
+ *   len and the stack's own reserve: its soft limit (RLIMIT_STACK, and at
+ *   least the 128 MiB the kernel keeps for it) and 2 MiB of guard, so the
+ *   stack keeps all the room the kernel promised it; an unlimited stack
+ *   means the kernel's bottom-up layout, where this is not tried.
+ * The stack is the caller's (the main thread's in a constructor); on a
+ * thread's stack, normally below the loader, the test fails safe.  One
+ * system call (getrlimit); takes no lock and allocates nothing.
+ */
+static uintptr_t st__above_loader(size_t len, size_t page)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_BASE);
+	if (base == 0)
+		return 0;
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_phentsize != sizeof(ElfW(Phdr)) ||
+	    eh->e_phnum == 0 || eh->e_phnum > 64)
+		return 0;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + eh->e_phoff);
+	uintptr_t end = 0;
+	for (unsigned i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr + ph[i].p_memsz > end)
+			end = (uintptr_t)(ph[i].p_vaddr + ph[i].p_memsz);
+	if (end == 0 || base + end < base)
+		return 0;
+	uintptr_t want = (base + end + page - 1) & ~(uintptr_t)(page - 1);
+	/* libc's getrlimit: its page is warm, libc's start asked the same */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	uint64_t reserve = rl.rlim_cur > (UINT64_C(128) << 20) ? rl.rlim_cur : UINT64_C(128) << 20;
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	/* in this order: a limit near 2^64 must not wrap the sum */
+	if (sp <= want || (uint64_t)(sp - want) < reserve ||
+	    (uint64_t)(sp - want) - reserve < (uint64_t)len + SANDTRACE_ARENA_SPAN)
+		return 0;
+	return want;
+}
+#endif
+
 /*
  * The arena's offsets are laid out so that what a process reads sits in few
  * 2 MiB spans (SANDTRACE_ARENA_SPAN): each span a process touches costs it a
@@ -31,15 +90,18 @@ static inline uint64_t st__align_up(uint64_t v)
  * (MAP_FIXED replaces that part of the reservation) and return the rest.
  * Three system calls more than a plain mmap (≈ 4 µs here), so a placement
  * at a span boundary just below the thread's TLS block is tried first, in
- * one call (stop 15).  Falls back to a plain mmap when the reservation
- * cannot be made.  Returns the map or
+ * one call (stop 15).  Before that, an attach (beside_loader) tries the
+ * page above the dynamic loader (st__above_loader): not at a span
+ * boundary, but in a span the process has paid for already.  Falls back to
+ * a plain mmap when the reservation cannot be made.  Returns the map or
  * MAP_FAILED with errno set, like mmap.  Thread-safe (the reservation is
  * this thread's until it is replaced or returned); not async-signal-safe
  * in general (it calls mmap), though nothing here allocates.
  */
-static void *st__map_spans(int fd, size_t size)
+static void *st__map_spans(int fd, size_t size, bool beside_loader)
 {
 	const size_t span = (size_t)SANDTRACE_ARENA_SPAN;
+	(void)beside_loader; /* only where st__above_loader is built */
 #if defined(__x86_64__) || defined(__i386__)
 	/* always 4 KiB; sysconf would be one more page of libc's code to fault
 	 * in, in every traced process */
@@ -57,6 +119,19 @@ static void *st__map_spans(int fd, size_t size)
 	 * thread pointer gives; the room below it is normally free.  A taken
 	 * range fails (EEXIST); a kernel without the flag (before 4.17) takes
 	 * it as a hint and may map elsewhere, which is undone. */
+	uintptr_t at = 0;
+#if defined(__linux__)
+	if (beside_loader)
+		at = st__above_loader(len, page);
+#endif
+	if (at) {
+		char *q = mmap((void *)at, size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+		if (q == (char *)at)
+			return q;
+		if (q != MAP_FAILED)
+			munmap(q, size);
+	}
 	uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
 	if (tp > len + 2 * span) {
 		char *want = (char *)((tp - span - len) & ~(uintptr_t)(span - 1));
@@ -158,7 +233,7 @@ int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t ru
 	/* Sparse: pages cost memory only when first touched. */
 	if (ftruncate(fd, (off_t)size) < 0)
 		goto fail;
-	p = st__map_spans(fd, (size_t)size);
+	p = st__map_spans(fd, (size_t)size, false);
 	if (p == MAP_FAILED)
 		goto fail;
 	close(fd);
@@ -233,7 +308,7 @@ int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size)
 	if (size < (uint64_t)sizeof(struct sandtrace_arena_header) || size > (uint64_t)SIZE_MAX ||
 	    size > (uint64_t)INT64_MAX)
 		return -EPROTO;
-	p = st__map_spans(fd, (size_t)size);
+	p = st__map_spans(fd, (size_t)size, true);
 	if (p == MAP_FAILED)
 		return -errno;
 	/* The header's size must equal the object's: every bound below uses it. */

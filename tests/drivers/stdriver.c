@@ -71,7 +71,10 @@ extern char **environ;
  *     wrapper sees it) stats PATH-child and prints its pid; the parent waits and stats
  *     PATH-after.  Under --no-cache every stat is a request on the shim's socket: the child
  *     must not use its parent's connection (its access would be the parent's, and the two
- *     would read each other's answers) */
+ *     would read each other's answers)
+ *   deep-stack MIB: grow the main stack by MIB MiB (recursion, every page written),
+ *     "ok" when it returns: the arena's map must leave the stack all the room its
+ *     limit gives (a map in the way is a SIGSEGV) */
 static void on_hang(int sig)
 {
 	(void)sig;
@@ -79,6 +82,16 @@ static void on_hang(int sig)
 	if (write(1, m, sizeof(m) - 1) < 0)
 		_exit(2);
 	_exit(1);
+}
+
+/* deep-stack: 64 KiB a frame, each of its pages written; returns a sum the
+ * compiler cannot fold away */
+static unsigned long deep(unsigned long frames)
+{
+	volatile char pad[64 * 1024];
+	for (size_t i = 0; i < sizeof(pad); i += 4096)
+		pad[i] = (char)frames;
+	return frames == 0 ? (unsigned long)pad[0] : deep(frames - 1) + (unsigned long)pad[4096];
 }
 
 /* clone-vm, clone-files: the child's stat, named by its pid */
@@ -327,6 +340,9 @@ int main(int argc, char **argv)
 		if (env)
 			st__sys6(SYS_execve, (long)p, (long)argv1, (long)env, 0, 0, 0);
 		r = -1;
+	} else if (!strcmp(c, "deep-stack")) {
+		deep(strtoul(p, NULL, 10) * 16);
+		r = 0;
 	} else if (!strcmp(c, "rawfork-stat")) {
 		struct stat st;
 		char q[4096];

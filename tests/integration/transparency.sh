@@ -25,6 +25,10 @@ echo e > e1
 check "env -i child traced" has R "$W/e1" "$R"
 n=$("$ST" report --list "$R" | grep -c "	$W/e1\$")
 check "one record per (kind, path)" test "$n" -eq 1
+# the arena's map (above the loader when there is room) leaves the main
+# stack all the room its limit gives
+out=$(ulimit -s 262144 && "$ST" run -- "$DRV" deep-stack 200)
+check "a 200 MiB stack under a 256 MiB limit, traced" test "$out" = ok
 # a signal handler that opens a file never deadlocks, never sees EINTR
 out=$("$ST" run -- "$DRV" sighandler-open /etc/hostname "$W")
 check "open in a signal handler" test "$out" = ok

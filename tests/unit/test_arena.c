@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -393,23 +395,93 @@ static bool reservation_borders(const void *base, uint64_t len)
 	return found;
 }
 
-/* Both the creator's map and an attach start at a span boundary (offsets in
- * one 2 MiB span share a page-table page), whatever the size, and the
- * address space reserved to find that boundary is given back. */
+/* The end of the dynamic loader's image in this process, from /proc/self/maps
+ * (the lines of the file mapped at AT_BASE), rounded to a page; 0 if none. */
+static uintptr_t loader_end(void)
+{
+	uintptr_t base = (uintptr_t)getauxval(AT_BASE), end = 0;
+	char path[512] = "", line[1024];
+	FILE *f = fopen("/proc/self/maps", "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long s, e;
+		char p[512] = "";
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %511s", &s, &e, p) < 2)
+			continue;
+		if (s == base)
+			strcpy(path, p);
+		if (path[0] && strcmp(p, path) == 0 && e > end)
+			end = e;
+	}
+	fclose(f);
+	return end;
+}
+
+/* Set the stack's soft limit (the hard one raised to unlimited if needed: root). */
+static void stack_limit(rlim_t cur)
+{
+	struct rlimit rl = {.rlim_cur = cur, .rlim_max = RLIM_INFINITY};
+	ck_assert_int_eq(setrlimit(RLIMIT_STACK, &rl), 0);
+}
+
+/* The creator maps at a span boundary (offsets in one 2 MiB span share a
+ * page-table page), whatever the size.  An attach maps at the first page
+ * above the dynamic loader, in the span its image has paid for; when that
+ * spot is taken, at a span boundary too.  The address space reserved to
+ * find a boundary is given back. */
 START_TEST(map_span_aligned)
 {
 	uint64_t size = 3 * MIB + 4096; /* not a multiple of the span */
+	stack_limit(8 * MIB);           /* the usual limit, whatever the caller's */
 	make_arena(size);
 	ck_assert_uint_eq((uintptr_t)g_a.base % SANDTRACE_ARENA_SPAN, 0);
 	ck_assert(!reservation_borders(g_a.base, size));
-	struct sandtrace_arena b;
+	uintptr_t want = loader_end();
+	ck_assert_uint_ne(want, 0);
+	struct sandtrace_arena b, c;
 	ck_assert_int_eq(sandtrace_arena_attach(&b, g_name), 0);
-	ck_assert_ptr_ne(b.base, g_a.base);
-	ck_assert_uint_eq((uintptr_t)b.base % SANDTRACE_ARENA_SPAN, 0);
-	ck_assert(!reservation_borders(b.base, size));
-	/* the same bytes through both maps */
+	ck_assert_ptr_eq(b.base, (void *)want);
+	ck_assert_int_eq(sandtrace_arena_attach(&c, g_name), 0);
+	ck_assert_ptr_ne(c.base, g_a.base);
+	ck_assert_uint_eq((uintptr_t)c.base % SANDTRACE_ARENA_SPAN, 0);
+	ck_assert(!reservation_borders(c.base, size));
+	/* the same bytes through all three maps */
 	((volatile char *)g_a.base)[size - 1] = 'x';
 	ck_assert_int_eq(((volatile char *)b.base)[size - 1], 'x');
+	ck_assert_int_eq(((volatile char *)c.base)[size - 1], 'x');
+	sandtrace_arena_detach(&c);
+	sandtrace_arena_detach(&b);
+}
+END_TEST
+
+/* Above the loader only where the main stack keeps all its room: its soft
+ * limit (at least 128 MiB) and a span of guard between the arena's end and
+ * the stack.  Checked 64 KiB on either side of the limit that just fits
+ * (the attach's frames sit below this one's by less than that), and with
+ * an unlimited stack (the kernel's bottom-up layout: not tried). */
+START_TEST(map_keeps_stack_room)
+{
+	uint64_t size = 3 * MIB + 4096, len = size + 4096 - size % 4096;
+	make_arena(size);
+	uintptr_t want = loader_end();
+	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+	ck_assert_uint_gt(sp, want);
+	uint64_t room = sp - want;
+	/* normally GiBs: enough for a limit above the 128 MiB floor */
+	ck_assert_uint_gt(room, len + SANDTRACE_ARENA_SPAN + 256 * MIB);
+	struct sandtrace_arena b;
+	stack_limit(room - len - SANDTRACE_ARENA_SPAN + 64 * 1024);
+	ck_assert_int_eq(sandtrace_arena_attach(&b, g_name), 0);
+	ck_assert_ptr_ne(b.base, (void *)want);
+	ck_assert_uint_eq((uintptr_t)b.base % SANDTRACE_ARENA_SPAN, 0);
+	sandtrace_arena_detach(&b);
+	stack_limit(room - len - SANDTRACE_ARENA_SPAN - 64 * 1024);
+	ck_assert_int_eq(sandtrace_arena_attach(&b, g_name), 0);
+	ck_assert_ptr_eq(b.base, (void *)want);
+	sandtrace_arena_detach(&b);
+	stack_limit(RLIM_INFINITY);
+	ck_assert_int_eq(sandtrace_arena_attach(&b, g_name), 0);
+	ck_assert_ptr_ne(b.base, (void *)want);
 	sandtrace_arena_detach(&b);
 }
 END_TEST
@@ -448,6 +520,7 @@ Suite *suite_arena(void)
 	tcase_add_test(tc, alloc_concurrent_disjoint);
 	tcase_add_test(tc, alloc_areas);
 	tcase_add_test(tc, map_span_aligned);
+	tcase_add_test(tc, map_keeps_stack_room);
 	tcase_add_test(tc, detach_and_unlink);
 	suite_add_tcase(s, tc);
 	return s;
