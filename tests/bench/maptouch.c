@@ -5,9 +5,10 @@
  *
  * usage: maptouch SHM_NAME PAGES   (PAGES 0..64; an empty SHM_NAME: exit at once)
  *
- * Opens /dev/shm/SHM_NAME, maps it whole, shared, read-write (as the shim does, at a
- * 2 MiB boundary, as the daemon does; the shim first tries above the loader), reads PAGES pages 20 KiB apart inside its first span (the header,
- * tables and the first segments a process reads) and exits.  Inline system calls only:
+ * Opens /dev/shm/SHM_NAME, maps it whole, shared, read-write, at a 2 MiB boundary (as the
+ * daemon does, and the shim when the page above the loader is not free), reads PAGES pages
+ * 20 KiB apart inside its first span (the header, tables and the first segments a process
+ * reads) and exits.  Inline system calls only:
  * no libc function is paged in for it.  x86-64 Linux.
  */
 #include <stddef.h>
