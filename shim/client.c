@@ -211,10 +211,24 @@ int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n
 {
 	if (!st__g.arena.base || !st__g.log_ok)
 		return -1;
-	/* a vfork child: the thread's chunk is its parent's; it writes a chunk of
-	 * its own (st__vf) with its pid from the kernel */
-	if (st__vchild)
+	if (st__vchild) {
+		/* a vfork child (pid from the kernel): first into the chunk of the
+		 * thread that called vfork, which is suspended until the child
+		 * execs or exits, when the entry fits: one append, as the thread's
+		 * own, on a page the process has mapped, where a chunk of its own
+		 * cost each child a page fault in every other spawn (bench-start's
+		 * shell, docs/BENCHMARKS.md stop 17).  Nothing else of the
+		 * thread's is written: a child killed in the middle leaves the
+		 * entry unpublished (its used not stored), and the thread's next
+		 * append writes over it.  Else a chunk of its own (st__vf). */
+		struct st_tls *t = st__tls_bufs;
+		if (!st__vf.chunk && t && t->chunk &&
+		    t->chunk_gen == atomic_load_explicit(&st__g.fork_gen, memory_order_acquire) &&
+		    sandtrace_log_append(&st__g.arena, t->chunk, st__pid(), st__g.uid, type, flags,
+					 iov, n) == 0)
+			return 0;
 		return append_in(&st__vf.chunk, &st__vf.chunks, st__pid(), type, flags, iov, n);
+	}
 	struct st_tls *t = st__tls();
 	if (!t)
 		return -1;

@@ -185,13 +185,16 @@ extern struct st_state st__g;
  * goes to the arena (records to the log, verdicts from the policy table), so
  * the child never touches the parent's connection, lock or caches; otherwise
  * vfork becomes fork.  While st__vchild is set, the shim's code in the child
- * writes only st__vf (its own log chunk, the exec environment it mapped) and
- * reads its pid from the kernel; st__vfork_end (parent, when the child has
+ * writes only st__vf (its pid, read from the kernel once; its own log chunk
+ * when a record does not fit in the thread's; the exec environment it
+ * mapped) and appends to the thread's log chunk (client.c
+ * st__log_record); st__vfork_end (parent, when the child has
  * exec'd or exited) restores the thread's nesting counters, unmaps what the
  * child left and seals its chunk.
  */
 struct st_vfork {
 	int depth, level;  /* st__depth/st__level of the parent at vfork */
+	int32_t pid;       /* the child's, once read (st__pid); 0 before */
 	bool hello;        /* the child's HELLO is logged */
 	uint64_t chunk;    /* the child's log chunk, or 0 */
 	unsigned chunks;   /* chunks it has taken */
@@ -213,10 +216,14 @@ pid_t st__fork(void);
  * child that exited or was killed is reported to the daemon as reaped. */
 void st__reaped_info(const siginfo_t *info);
 
-/* The calling process's pid: st__g.pid, or the kernel's in a vfork child. */
+/* The calling process's pid: st__g.pid, or the kernel's in a vfork child (read once). */
 static inline int32_t st__pid(void)
 {
-	return st__vchild ? (int32_t)ST_SYSCALL(SYS_getpid) : st__g.pid;
+	if (!st__vchild)
+		return st__g.pid;
+	if (!st__vf.pid)
+		st__vf.pid = (int32_t)ST_SYSCALL(SYS_getpid);
+	return st__vf.pid;
 }
 
 /*
