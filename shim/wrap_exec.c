@@ -849,8 +849,29 @@ EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa, 
 pid_t st__fork(void)
 {
 	st__init();
-	if (!st__g.active || st__depth || st__vchild)
+	if (!st__g.active || st__depth)
 		return REAL(fork)();
+	if (st__vchild) {
+		/* a fork in a vfork child (or a vfork there, made a fork): the
+		 * grandchild has memory of its own, a copy of the parent's as
+		 * the vfork child left it, and is an ordinary forked child of
+		 * the vfork child's from its first instruction: not a vfork
+		 * child (its pid, its records and its log chunk are its own, not
+		 * the vfork child's or the suspended thread's).  The vfork child
+		 * takes no lock: the lock is its parent's. */
+		st__depth++;
+		int32_t parent = st__pid();
+		pid_t p = REAL(fork)();
+		if (p == 0) {
+			st__vchild = false;
+			st__vf = (struct st_vfork){0};
+			st__after_fork_child();
+			if (!st__log_hello_as(parent))
+				st__hello();
+		}
+		st__depth--;
+		return p;
+	}
 	/* inside the shim while the lock is held: a signal handler that runs
 	 * now passes through instead of waiting for the lock */
 	st__depth++;

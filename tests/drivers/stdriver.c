@@ -72,6 +72,11 @@ extern char **environ;
  *     PATH-after.  Under --no-cache every stat is a request on the shim's socket: the child
  *     must not use its parent's connection (its access would be the parent's, and the two
  *     would read each other's answers)
+ *   vfork-fork PATH: a vfork child stats PATH-vc-<its pid>, then forks (three times, the
+ *     third by a nested vfork, which the shim makes a fork): each grandchild stats
+ *     PATH-gc-<its pid> and exits 3; the vfork child reaps them and exits 0 ("ok" when
+ *     every status was as said): every access must carry the pid its name says, and
+ *     each grandchild be a process of its own, child of the vfork child, exit 3
  *   deep-stack MIB: grow the main stack by MIB MiB (recursion, every page written),
  *     "ok" when it returns: the arena's map must leave the stack all the room its
  *     limit gives (a map in the way is a SIGSEGV) */
@@ -82,6 +87,35 @@ static void on_hang(int sig)
 	if (write(1, m, sizeof(m) - 1) < 0)
 		_exit(2);
 	_exit(1);
+}
+
+/* vfork-fork's vfork child, in a frame of its own below the parent's (a vfork
+ * child that wrote locals of the parent's frame could change what the parent
+ * reads there when it resumes); never returns */
+static __attribute__((noinline, noreturn)) void vfork_fork_grandchild(const char *p)
+{
+	char q[4096];
+	struct stat st;
+	snprintf(q, sizeof(q), "%s-gc-%ld", p, (long)syscall(SYS_getpid));
+	stat(q, &st);
+	_exit(3);
+}
+
+static __attribute__((noinline, noreturn)) void vfork_fork_child(const char *p)
+{
+	char q[4096];
+	struct stat st;
+	snprintf(q, sizeof(q), "%s-vc-%ld", p, (long)syscall(SYS_getpid));
+	stat(q, &st);
+	int bad = 0;
+	for (int i = 0; i < 3; i++) {
+		pid_t g = i < 2 ? fork() : vfork();
+		if (g == 0)
+			vfork_fork_grandchild(p); /* a frame of its own, as above */
+		int gs;
+		bad |= g < 0 || waitpid(g, &gs, 0) != g || !WIFEXITED(gs) || WEXITSTATUS(gs) != 3;
+	}
+	_exit(bad);
 }
 
 /* deep-stack: 64 KiB a frame, each of its pages written; returns a sum the
@@ -340,6 +374,14 @@ int main(int argc, char **argv)
 		if (env)
 			st__sys6(SYS_execve, (long)p, (long)argv1, (long)env, 0, 0, 0);
 		r = -1;
+	} else if (!strcmp(c, "vfork-fork")) {
+		int ws;
+		pid_t v = vfork();
+		if (v == 0)
+			vfork_fork_child(p);
+		r = v > 0 && waitpid(v, &ws, 0) == v && WIFEXITED(ws) && WEXITSTATUS(ws) == 0
+			? 0
+			: (errno = ECHILD, -1);
 	} else if (!strcmp(c, "deep-stack")) {
 		deep(strtoul(p, NULL, 10) * 16);
 		r = 0;

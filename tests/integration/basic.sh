@@ -76,6 +76,29 @@ n=$(grep '"type":"process"' "$W/rawclose-conn.jsonl" | grep -c '"exe":"[^"]*/std
 check "... and the reconnection is the same image, not a second one ($n)" test "$n" = 1
 # children of clone(2) sharing the memory (CLONE_VM) or the descriptor table (CLONE_FILES)
 # with their parent: each access carries its own process's pid
+# a fork in a vfork child: the grandchild is a process of its own (its pid on
+# its accesses, its record, child of the vfork child, its exit status)
+out=$(timeout 60 "$ST" run --report "$W/vff.jsonl" -- "$DRV" vfork-fork "$W/vff")
+check "fork in a vfork child: own pids, records, parents, statuses ($out)" python3 -c '
+import json, re, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+procs = {r["pid"]: r for r in recs if r["type"] == "process"}
+vc, gcs, bad = None, [], []
+for r in recs:
+    m = re.search(r"/vff-(vc|gc)-([0-9]+)$", r.get("path", "")) if r["type"] == "access" else None
+    if m:
+        pid = int(m.group(2))
+        if pid != r["pid"]:
+            bad.append((r["path"], r["pid"]))
+        if m.group(1) == "vc":
+            vc = pid
+        else:
+            gcs.append(pid)
+for g in gcs:
+    p = procs.get(g)
+    if p is None or p.get("ppid") != vc or p.get("exit") != 3:
+        bad.append(("grandchild", g, p))
+sys.exit(0 if vc and len(gcs) == 3 and not bad else "vc %r, grandchildren %r, wrong %r" % (vc, gcs, bad))' "$W/vff.jsonl"
 for how in clone-vm clone-files; do
 	out=$(timeout 60 "$ST" run --no-cache --report "$W/$how.jsonl" -- "$DRV" $how "$W/cl")
 	check "$how: every access carries its own pid ($out)" python3 -c '
