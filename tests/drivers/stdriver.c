@@ -89,24 +89,27 @@ static void on_hang(int sig)
 	_exit(1);
 }
 
-/* vfork-fork's vfork child, in a frame of its own below the parent's (a vfork
- * child that wrote locals of the parent's frame could change what the parent
- * reads there when it resumes); never returns */
-static __attribute__((noinline, noreturn)) void vfork_fork_grandchild(const char *p)
+/* vfork-fork: stat PATH-TAG-<the caller's pid> */
+static void stat_named(const char *p, const char *tag)
 {
 	char q[4096];
 	struct stat st;
-	snprintf(q, sizeof(q), "%s-gc-%ld", p, (long)syscall(SYS_getpid));
+	snprintf(q, sizeof(q), "%s-%s-%ld", p, tag, (long)syscall(SYS_getpid));
 	stat(q, &st);
+}
+
+/* vfork-fork's grandchild and vfork child, each in a frame of its own below
+ * its parent's (a vfork child that wrote locals of the parent's frame could
+ * change what the parent reads there when it resumes); never return */
+static __attribute__((noinline, noreturn)) void vfork_fork_grandchild(const char *p)
+{
+	stat_named(p, "gc");
 	_exit(3);
 }
 
 static __attribute__((noinline, noreturn)) void vfork_fork_child(const char *p)
 {
-	char q[4096];
-	struct stat st;
-	snprintf(q, sizeof(q), "%s-vc-%ld", p, (long)syscall(SYS_getpid));
-	stat(q, &st);
+	stat_named(p, "vc");
 	int bad = 0;
 	for (int i = 0; i < 3; i++) {
 		pid_t g = i < 2 ? fork() : vfork();
