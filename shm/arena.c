@@ -34,7 +34,7 @@ static inline uint64_t st__align_up(uint64_t v)
  * layout, whose last 2 MiB window the loader's own pages have paid for.
  * The header and the data every process reads first (the first segments of
  * the areas, the log's small chunks) then cost a new process no page-table
- * page (nor, mostly, a middle-level one): 26 us of a traced child's start
+ * page (nor, mostly, a middle-level one): 27 µs of a traced child's start
  * on this project's VM (docs/BENCHMARKS.md, stop 17).  Returns 0 when that
  * is not safe or not known:
  * - no loader (a static program: AT_BASE is 0), or its program headers are
@@ -113,12 +113,8 @@ static void *st__map_spans(int fd, size_t size, bool beside_loader)
 	if (len < size || len + span < len)
 		return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 #if defined(MAP_FIXED_NOREPLACE) && (defined(__x86_64__) || defined(__aarch64__))
-	/* First, one system call: where the kernel's top-down search would put
-	 * it, rounded down to a span.  At a process's start the lowest mapping
-	 * near the top is the main thread's TLS block, whose address the
-	 * thread pointer gives; the room below it is normally free.  A taken
-	 * range fails (EEXIST); a kernel without the flag (before 4.17) takes
-	 * it as a hint and may map elsewhere, which is undone. */
+	/* An attach first tries above the loader (one call, undone the same
+	 * way when the kernel took the address as a hint) */
 	uintptr_t at = 0;
 #if defined(__linux__)
 	if (beside_loader)
@@ -132,6 +128,12 @@ static void *st__map_spans(int fd, size_t size, bool beside_loader)
 		if (q != MAP_FAILED)
 			munmap(q, size);
 	}
+	/* Then, one system call: where the kernel's top-down search would put
+	 * it, rounded down to a span.  At a process's start the lowest mapping
+	 * near the top is the main thread's TLS block, whose address the
+	 * thread pointer gives; the room below it is normally free.  A taken
+	 * range fails (EEXIST); a kernel without the flag (before 4.17) takes
+	 * it as a hint and may map elsewhere, which is undone. */
 	uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
 	if (tp > len + 2 * span) {
 		char *want = (char *)((tp - span - len) & ~(uintptr_t)(span - 1));

@@ -164,7 +164,11 @@ int sandtrace_arena_attach(struct sandtrace_arena *a, const char *name);
  * sandtrace_arena_map_fd - attach, given an open descriptor of the arena
  * object and its size in bytes (st_size); the caller opened it (the shim
  * does so with raw system calls) and closes it.  Returns 0, -errno from
- * mmap, or -EPROTO as sandtrace_arena_attach.  Async-signal-safe.
+ * mmap, or -EPROTO as sandtrace_arena_attach.  Async-signal-safe.  Where:
+ * the first page above the dynamic loader's image when the caller's (main)
+ * stack keeps the room its soft limit gives, at least 128 MiB, beyond the
+ * arena (its header then shares a page-table page the process has already);
+ * else at a 2 MiB boundary, as the creator's map (shm/arena.c).
  */
 int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size);
 
