@@ -379,43 +379,55 @@ static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf)
  * will start (struct exe_hint): the program, or its #! interpreter when
  * that is a program itself (an interpreter that is a script runs another
  * one: no hint, the image asks the kernel).  a: the exec's own access,
- * done with: its resolution when it made one, else the slot resolves again
- * (st__resolve_exe) and the name is in its rbuf (the environment is built
- * in its absbuf).  Costs the resolution's readlinks (none when the exec's
- * check resolved it, fewer when its directories are memoised), and for a
- * script an open and a read of its interpreter: less than the new image's
- * readlink of /proc/self/exe (25-36 us here, docs/BENCHMARKS.md stop 15). */
+ * done with; fd: the program, open (probe_open), or -1.  The name is the
+ * exec's own resolution when its check made one; else the kernel's name of
+ * the open program (or interpreter) from /proc/self/fd (st__fd_path: one
+ * readlink, 2.8 us here against 5.9 us for the four of /bin/true's
+ * resolution, docs/BENCHMARKS.md stop 17; the file the kernel will run,
+ * named as its /proc/PID/exe will be); else the slot resolves again
+ * (st__resolve_exe).  The name is in the slot's rbuf (the environment is
+ * built in its absbuf).  For a script, an open and a read of its
+ * interpreter.  All less than the new image's readlink of /proc/self/exe
+ * (25-36 us here, docs/BENCHMARKS.md stop 15). */
 static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
-		     const char *interp, bool elf)
+		     const char *interp, bool elf, int fd)
 {
 	h->slen = 0;
 	if (!spelling || spelling[0] != '/')
 		return;
 	const char *prog = spelling;
+	int ifd = -1;
 	if (interp[0]) {
 		if (interp[0] != '/')
 			return;
-		int fd = probe_open(AT_FDCWD, interp);
-		if (fd < 0)
+		ifd = probe_open(AT_FDCWD, interp);
+		if (ifd < 0)
 			return;
 		_Alignas(8) unsigned char m[sizeof(Elf64_Ehdr)];
-		ssize_t r = ST_SYSCALL(SYS_pread64, fd, m, sizeof(m), 0);
-		ST_SYSCALL(SYS_close, fd);
-		if (r < 0 || !native_elf(m, (size_t)r))
+		ssize_t r = ST_SYSCALL(SYS_pread64, ifd, m, sizeof(m), 0);
+		if (r < 0 || !native_elf(m, (size_t)r)) {
+			ST_SYSCALL(SYS_close, ifd);
 			return; /* a script, an emulated program, or one the kernel refuses */
+		}
 		prog = interp;
+		fd = ifd;
 	} else if (!elf) {
 		return; /* not read (execute-only, say): what the kernel runs is not known */
 	}
-	ssize_t n;
+	ssize_t n = -1;
 	if (prog == spelling && a->resolved && a->rpath == a->rbuf && !a->magic_fd && !a->skip &&
 	    !(a->via_link & ST_VIA_MAGIC) && a->path == spelling && !a->nofollow) {
 		/* the exec's own check resolved it already */
 		h->exe = a->rpath;
 		n = (ssize_t)a->rpath_len;
 	} else {
-		n = st__resolve_exe(a, prog, &h->exe);
+		if (fd >= 0 && (n = st__fd_path(fd, a->rbuf, sizeof(a->rbuf))) > 0)
+			h->exe = a->rbuf;
+		else
+			n = st__resolve_exe(a, prog, &h->exe);
 	}
+	if (ifd >= 0)
+		ST_SYSCALL(SYS_close, ifd);
 	size_t sl = strlen(spelling);
 	if (n <= 0 || sl > PATH_MAX)
 		return;
@@ -428,9 +440,13 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
  * fd; -1: could not be opened; PROBE_OPEN_HERE: open it by its absolute
  * name), its #! interpreter, and whether the preload can follow it.  a has
  * passed st__pre.  interp: the #! interpreter's path ("" when none); *elf:
- * the program was read and is an ELF program of this machine (native_elf). */
-static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool *elf)
+ * the program was read and is an ELF program of this machine (native_elf).
+ * keep: when not NULL, the descriptor opened here (PROBE_OPEN_HERE) is left
+ * open in *keep for the caller to close (-1 when none), not closed. */
+static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool *elf, int *keep)
 {
+	if (keep)
+		*keep = -1;
 	const char *path = a->resolved ? a->rpath : a->abs;
 	interp[0] = 0;
 	*elf = false;
@@ -445,7 +461,9 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 	}
 	*elf = false;
 	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, PATH_MAX, elf) : 0;
-	if (own >= 0)
+	if (own >= 0 && keep)
+		*keep = own;
+	else if (own >= 0)
 		ST_SYSCALL(SYS_close, own);
 	if (why) {
 		struct sandtrace_access acc = {.kind = K_X, .flags = SANDTRACE_AF_UNTRACED,
@@ -500,7 +518,12 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	if (absent)
 		st__acc_done(a);
 	else if ((e = st__pre(a)) == 0)
-		why = note_exec(a, fd, interp, &elf);
+		why = note_exec(a, fd, interp, &elf, NULL);
+	struct exe_hint hint = {0};
+	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
+	 * the image asks it; named while the program is open */
+	if (!e && !a->refuse && !why && !fexec && dirfd == AT_FDCWD && !flags)
+		exe_hint(&hint, a, path, interp, elf, fd);
 	if (fd >= 0)
 		ST_SYSCALL(SYS_close, fd);
 	if (e) {
@@ -512,11 +535,6 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 		return -1;
 	}
 	struct st_env env;
-	struct exe_hint hint = {0};
-	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
-	 * the image asks it */
-	if (!why && !fexec && dirfd == AT_FDCWD && !flags)
-		exe_hint(&hint, a, path, interp, elf);
 	/* the exec's access (slot 0) is done: its path buffer holds the environment */
 	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, a->absbuf, sizeof(a->absbuf),
 		&hint);
@@ -748,6 +766,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	bool elf = false;
 	struct exe_hint hint = {0};
 	const char *prog = NULL;
+	int pfd = -1; /* the program, left open by note_exec for its name */
 	interp[0] = 0;
 	if (file && (!search || spawn_find(file, found, sizeof(found)))) {
 		prog = search ? found : file;
@@ -759,8 +778,10 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 			errno = c.saved_errno;
 			return e; /* posix_spawn returns the error number */
 		}
-		why = note_exec(a, PROBE_OPEN_HERE, interp, &elf);
+		why = note_exec(a, PROBE_OPEN_HERE, interp, &elf, &pfd);
 		if (a->refuse) { /* --verify --fence: the program failed verification */
+			if (pfd >= 0)
+				ST_SYSCALL(SYS_close, pfd);
 			st__leave(&c);
 			errno = c.saved_errno;
 			return EACCES;
@@ -768,8 +789,13 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	}
 	struct st_env env;
 	struct st_acc *slot = &st__tls_acc[0]; /* done with (or never used) */
+	/* file actions can change what a /proc/self/fd/N in the spelling names
+	 * in the child (a dup2 there): the program's descriptor names it for
+	 * this process only; the resolution refuses such spellings */
 	if (prog && !why)
-		exe_hint(&hint, slot, prog, interp, elf);
+		exe_hint(&hint, slot, prog, interp, elf, fa ? -1 : pfd);
+	if (pfd >= 0)
+		ST_SYSCALL(SYS_close, pfd);
 	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, slot->absbuf, sizeof(slot->absbuf),
 		&hint);
 	errno = c.saved_errno;
