@@ -381,7 +381,7 @@ static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf)
  * one: no hint, the image asks the kernel).  a: the exec's own access,
  * done with; fd: the program, open (probe_open), or -1.  The name is the
  * exec's own resolution when its check made one; else the kernel's name of
- * the open program (or interpreter) from /proc/self/fd (st__fd_path: one
+ * the open program (or interpreter) from /proc/thread-self/fd (st__fd_name: one
  * readlink, 2.8 us here against 5.9 us for the four of /bin/true's
  * resolution, docs/BENCHMARKS.md stop 17; the file the kernel will run,
  * named as its /proc/PID/exe will be); else the slot resolves again
@@ -421,7 +421,11 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
 		h->exe = a->rpath;
 		n = (ssize_t)a->rpath_len;
 	} else {
-		if (fd >= 0 && (n = st__fd_path(fd, a->rbuf, sizeof(a->rbuf))) > 0)
+		/* a name the kernel marks removed is not the file's (a memfd, a
+		 * program replaced since it was opened): the resolution decides,
+		 * which leaves a /proc spelling to the image itself */
+		if (fd >= 0 && (n = st__fd_name(fd, a->rbuf, sizeof(a->rbuf))) > 0 &&
+		    !(n >= 10 && !memcmp(a->rbuf + n - 10, " (deleted)", 10)))
 			h->exe = a->rbuf;
 		else
 			n = st__resolve_exe(a, prog, &h->exe);

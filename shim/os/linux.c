@@ -11,37 +11,62 @@
 #define ST__STR(x) ST__STR2(x)
 
 /*
- * One of the short list of platform hooks declared in shim.h (st__fd_path).
- * Linux names a descriptor's file through /proc/self/fd/N; a Darwin port
- * would use fcntl(F_GETPATH) in shim/os/darwin.c, chosen by meson.
+ * Two of the short list of platform hooks declared in shim.h (st__fd_path,
+ * st__fd_name).  Linux names a descriptor's file through
+ * /proc/thread-self/fd/N: the calling thread's descriptor table, which a
+ * thread that called unshare(CLONE_FILES) (or a task cloned without
+ * CLONE_FILES) does not share with the thread group's leader, whose table
+ * /proc/self/fd shows (review, stop 17); /proc/self/fd/N where there is no
+ * /proc/thread-self (before Linux 3.17).  A Darwin port would use
+ * fcntl(F_GETPATH) in shim/os/darwin.c, chosen by meson.
  */
-ssize_t st__fd_path(int fd, char *buf, size_t cap)
+static ssize_t fd_readlink(int fd, char *buf, size_t cap)
 {
-	char p[40];
-	int saved = errno;
-	/* "/proc/self/fd/N" without snprintf (no locale, no malloc) */
-	char num[16];
+	/* "/proc/thread-self/fd/N" without snprintf (no locale, no malloc) */
+	char p[48], num[16];
 	int k = 0;
 	unsigned u = (unsigned)fd;
 	do
 		num[k++] = (char)('0' + u % 10);
 	while ((u /= 10) && k < 15);
-	memcpy(p, "/proc/self/fd/", 14);
 	for (int i = 0; i < k; i++)
-		p[14 + i] = num[k - 1 - i];
-	p[14 + k] = 0;
+		p[21 + i] = num[k - 1 - i];
+	p[21 + k] = 0;
+	memcpy(p, "/proc/thread-self/fd/", 21);
 	ssize_t n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, p, buf, cap - 1);
+	if (n < 0 && errno == ENOENT) {
+		/* no /proc/thread-self (or no such descriptor: asked twice) */
+		memmove(p + 14, p + 21, (size_t)k + 1);
+		memcpy(p, "/proc/self/fd/", 14);
+		n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, p, buf, cap - 1);
+	}
+	return n;
+}
+
+ssize_t st__fd_name(int fd, char *buf, size_t cap)
+{
+	int saved = errno;
+	ssize_t n = fd_readlink(fd, buf, cap);
 	int err = errno;
 	errno = saved;
 	if (n < 0)
-		return -err; /* EBADF; ENAMETOOLONG: a directory too deep to be named */
+		return -err;
 	if (n == 0 || buf[0] != '/')
-		return -ENOENT; /* pipe:[N], socket:[N]: not a file */
+		return -ENOENT; /* pipe:[N], socket:[N], anon_inode:...: not a file */
+	buf[n] = 0;
+	return n;
+}
+
+ssize_t st__fd_path(int fd, char *buf, size_t cap)
+{
+	int saved = errno;
+	ssize_t n = st__fd_name(fd, buf, cap);
+	if (n < 0)
+		return n; /* EBADF; ENAMETOOLONG: a directory too deep to be named */
 	/* the kernel's mark of a name that was removed (the file may live on
 	 * under another link): name what it was; a name that merely ends so,
 	 * the same file under that very name, is kept */
 	struct stat st, named;
-	buf[n] = 0;
 	if (n > 10 && !memcmp(buf + n - 10, " (deleted)", 10) &&
 	    !(ST_SYSCALL(SYS_fstat, fd, &st) == 0 &&
 	      ST_SYSCALL(SYS_newfstatat, AT_FDCWD, buf, &named, AT_SYMLINK_NOFOLLOW) == 0 &&

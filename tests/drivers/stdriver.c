@@ -77,6 +77,14 @@ extern char **environ;
  *     PATH-gc-<its pid> and exits 3; the vfork child reaps them and exits 0 ("ok" when
  *     every status was as said): every access must carry the pid its name says, and
  *     each grandchild be a process of its own, child of the vfork child, exit 3
+ *   unshared-exec PROG: a thread unshares its descriptor table (unshare(CLONE_FILES)),
+ *     the main thread then opens /etc/hostname (so the number the thread's next open
+ *     takes names that file in the main thread's table, which /proc/self/fd shows), and
+ *     the thread execs PROG with argv [PROG]: its image's exe must be PROG's own
+ *   unshared-openat DIR NAME: a thread unshares its descriptor table and opens DIR, the
+ *     main thread then opens /etc at the same number in its own table, and the thread
+ *     opens NAME relative to its DIR descriptor ("ok" when that open succeeded): the
+ *     record must name DIR/NAME, not /etc/NAME
  *   deep-stack MIB: grow the main stack by MIB MiB (recursion, every page written),
  *     "ok" when it returns: the arena's map must leave the stack all the room its
  *     limit gives (a map in the way is a SIGSEGV) */
@@ -119,6 +127,35 @@ static __attribute__((noinline, noreturn)) void vfork_fork_child(const char *p)
 		bad |= g < 0 || waitpid(g, &gs, 0) != g || !WIFEXITED(gs) || WEXITSTATUS(gs) != 3;
 	}
 	_exit(bad);
+}
+
+/* unshared-exec's thread */
+static pthread_barrier_t unshared_ready, unshared_go;
+static const char *unshared_prog;
+static void *unshared_exec(void *arg)
+{
+	(void)arg;
+	if (unshare(CLONE_FILES) != 0)
+		_exit(2);
+	pthread_barrier_wait(&unshared_ready);
+	pthread_barrier_wait(&unshared_go);
+	char *argv[] = {(char *)unshared_prog, NULL};
+	execv(unshared_prog, argv);
+	_exit(127);
+}
+
+/* unshared-openat's thread: DIR and NAME in unshared_prog and unshared_name */
+static const char *unshared_name;
+static void *unshared_openat(void *arg)
+{
+	(void)arg;
+	if (unshare(CLONE_FILES) != 0)
+		return (void *)1;
+	int d = open(unshared_prog, O_RDONLY | O_DIRECTORY);
+	pthread_barrier_wait(&unshared_ready);
+	pthread_barrier_wait(&unshared_go);
+	int f = d < 0 ? -1 : openat(d, unshared_name, O_RDONLY);
+	return f < 0 ? (void *)1 : NULL;
 }
 
 /* deep-stack: 64 KiB a frame, each of its pages written; returns a sum the
@@ -385,6 +422,32 @@ int main(int argc, char **argv)
 		r = v > 0 && waitpid(v, &ws, 0) == v && WIFEXITED(ws) && WEXITSTATUS(ws) == 0
 			? 0
 			: (errno = ECHILD, -1);
+	} else if (!strcmp(c, "unshared-exec")) {
+		pthread_t th;
+		unshared_prog = p;
+		pthread_barrier_init(&unshared_ready, NULL, 2);
+		pthread_barrier_init(&unshared_go, NULL, 2);
+		if (pthread_create(&th, NULL, unshared_exec, NULL) != 0)
+			return 1;
+		pthread_barrier_wait(&unshared_ready);
+		r = open("/etc/hostname", O_RDONLY);
+		pthread_barrier_wait(&unshared_go);
+		pthread_join(th, NULL); /* the exec ends this image first */
+		r = -1;
+	} else if (!strcmp(c, "unshared-openat") && q) {
+		pthread_t th;
+		void *res = (void *)1;
+		unshared_prog = p;
+		unshared_name = q;
+		pthread_barrier_init(&unshared_ready, NULL, 2);
+		pthread_barrier_init(&unshared_go, NULL, 2);
+		if (pthread_create(&th, NULL, unshared_openat, NULL) != 0)
+			return 1;
+		pthread_barrier_wait(&unshared_ready);
+		int e = open("/etc", O_RDONLY | O_DIRECTORY);
+		pthread_barrier_wait(&unshared_go);
+		pthread_join(th, &res);
+		r = e >= 0 && res == NULL ? 0 : (errno = ENOENT, -1);
 	} else if (!strcmp(c, "deep-stack")) {
 		deep(strtoul(p, NULL, 10) * 16);
 		r = 0;

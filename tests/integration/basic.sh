@@ -201,6 +201,41 @@ bad = {k: (got.get(k), v) for k, v in want.items() if not got.get(k) or set(got[
 twice = [k for k in [(w + "/t-link",), ("/bin/sh", w + "/scr")] if len(got.get(k, [])) != 2]
 if bad or twice:
     sys.exit("exe (got, want): %r; not run twice: %r" % (bad, twice))' "$W/exe" "$R7e"
+# the program's name read from the exec'ing thread's own descriptor table (a thread
+# that unshared it: /proc/self/fd shows the leader's), run twice (the second exec's
+# check a cache hit); a program replaced after it started, re-exec'd through
+# /proc/self/exe: the kernel names it "... (deleted)", and so must the record
+cp /bin/sh "$W/exe/rsh"; cp /bin/sh "$W/exe/rsh.new"
+cat > "$W/exe/reexec.sh" <<'EOF'
+mv "$1/rsh.new" "$1/rsh"
+exec /proc/self/exe -c 'readlink /proc/$$/exe > "$0/rsh-name"' "$1"
+EOF
+R7u=$W/exe-unshared.jsonl
+"$ST" run --report "$R7u" -- sh -c '"$2" unshared-exec "$1/t-link"; "$2" unshared-exec "$1/t-link"
+"$1/rsh" "$1/reexec.sh" "$1"' sh "$W/exe" "$DRV"
+check "exe: a thread with its own descriptors, a replaced program re-exec'd" python3 -c '
+import json, os, sys
+w, rep = sys.argv[1], sys.argv[2]
+true = os.path.realpath("/bin/true")
+kernel = open(w + "/rsh-name").read().rstrip("\n")
+imgs = [r for r in map(json.loads, open(rep)) if r["type"] == "process"]
+thr = [r["exe"] for r in imgs if r.get("argv") == [w + "/t-link"]]
+again = [r["exe"] for r in imgs if r.get("argv", [""])[0] == "/proc/self/exe"]  # and its fork
+bad = []
+if thr != [true, true]:
+    bad.append(("thread", thr))
+if not kernel.endswith(" (deleted)") or not again or set(again) != {kernel}:
+    bad.append(("re-exec", kernel, again))
+sys.exit("; ".join(map(repr, bad)) if bad else 0)' "$W/exe" "$R7u"
+# a descriptor named from the calling thread's own table: a path relative to a
+# directory descriptor, in a thread that unshared its table (/proc/self/fd shows the
+# leader's, where that number is /etc)
+mkdir -p "$W/ud"; echo x > "$W/ud/hostname"
+R7d=$W/unshared-openat.jsonl
+out=$("$ST" run --report "$R7d" -- "$DRV" unshared-openat "$W/ud" hostname)
+check "openat in a thread with its own descriptors: its directory's name ($out)" sh -c \
+	'[ "$1" = ok ] && "$2" report --list "$3" | grep -qxF "R	$4/ud/hostname" &&
+	 ! "$2" report --list "$3" | grep -qxF "R	/etc/hostname"' sh "$out" "$ST" "$R7d" "$W"
 mkdir -p "$W/exe/A" "$W/exe/B"
 cp "$DRV" "$W/exe/A/X"; cp "$DRV" "$W/exe/B/X"; ln -sfn A "$W/exe/L"
 R7f=$W/exe2.jsonl
