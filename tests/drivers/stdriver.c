@@ -158,6 +158,25 @@ static void *unshared_openat(void *arg)
 	return f < 0 ? (void *)1 : NULL;
 }
 
+/* unshared-exec, unshared-openat: start the thread FN, which unshares its
+ * descriptor table and waits; open OTHER here (at the number the thread's
+ * next descriptor takes in its own table); let the thread go and join it.
+ * 0 when both the open and the thread succeeded. */
+static int unshared_run(void *(*fn)(void *), const char *other, int flags)
+{
+	pthread_t th;
+	void *res = (void *)1;
+	pthread_barrier_init(&unshared_ready, NULL, 2);
+	pthread_barrier_init(&unshared_go, NULL, 2);
+	if (pthread_create(&th, NULL, fn, NULL) != 0)
+		return -1;
+	pthread_barrier_wait(&unshared_ready);
+	int e = open(other, O_RDONLY | flags);
+	pthread_barrier_wait(&unshared_go);
+	pthread_join(th, &res);
+	return e >= 0 && res == NULL ? 0 : -1;
+}
+
 /* deep-stack: 64 KiB a frame, each of its pages written; returns a sum the
  * compiler cannot fold away */
 static unsigned long deep(unsigned long frames)
@@ -423,31 +442,13 @@ int main(int argc, char **argv)
 			? 0
 			: (errno = ECHILD, -1);
 	} else if (!strcmp(c, "unshared-exec")) {
-		pthread_t th;
 		unshared_prog = p;
-		pthread_barrier_init(&unshared_ready, NULL, 2);
-		pthread_barrier_init(&unshared_go, NULL, 2);
-		if (pthread_create(&th, NULL, unshared_exec, NULL) != 0)
-			return 1;
-		pthread_barrier_wait(&unshared_ready);
-		r = open("/etc/hostname", O_RDONLY);
-		pthread_barrier_wait(&unshared_go);
-		pthread_join(th, NULL); /* the exec ends this image first */
+		unshared_run(unshared_exec, "/etc/hostname", 0); /* the exec ends this image */
 		r = -1;
 	} else if (!strcmp(c, "unshared-openat") && q) {
-		pthread_t th;
-		void *res = (void *)1;
 		unshared_prog = p;
 		unshared_name = q;
-		pthread_barrier_init(&unshared_ready, NULL, 2);
-		pthread_barrier_init(&unshared_go, NULL, 2);
-		if (pthread_create(&th, NULL, unshared_openat, NULL) != 0)
-			return 1;
-		pthread_barrier_wait(&unshared_ready);
-		int e = open("/etc", O_RDONLY | O_DIRECTORY);
-		pthread_barrier_wait(&unshared_go);
-		pthread_join(th, &res);
-		r = e >= 0 && res == NULL ? 0 : (errno = ENOENT, -1);
+		r = unshared_run(unshared_openat, "/etc", O_DIRECTORY) == 0 ? 0 : (errno = ENOENT, -1);
 	} else if (!strcmp(c, "deep-stack")) {
 		deep(strtoul(p, NULL, 10) * 16);
 		r = 0;
