@@ -876,6 +876,16 @@ EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa, 
  * copy-on-write fault: for a compiler driver that spawns three programs per
  * source file, that was most of the shim's cost in a build.
  * ------------------------------------------------------------------------ */
+/* A forked child's first steps, with its parent's pid: its own state
+ * (st__after_fork_child), then its own process record, by the socket when the
+ * log cannot take it (a full arena), as the constructor does. */
+static void forked_child(int32_t parent)
+{
+	st__after_fork_child();
+	if (!st__log_hello_as(parent))
+		st__hello();
+}
+
 pid_t st__fork(void)
 {
 	st__init();
@@ -895,9 +905,7 @@ pid_t st__fork(void)
 		if (p == 0) {
 			st__vchild = false;
 			st__vf = (struct st_vfork){0};
-			st__after_fork_child();
-			if (!st__log_hello_as(parent))
-				st__hello();
+			forked_child(parent);
 		}
 		st__depth--;
 		return p;
@@ -917,11 +925,7 @@ pid_t st__fork(void)
 	int32_t parent = st__g.pid;
 	pid_t p = REAL(fork)();
 	if (p == 0) {
-		st__after_fork_child();
-		/* the child's own process record: by the socket when the log
-		 * cannot take it (a full arena), as the constructor does */
-		if (!st__log_hello_as(parent))
-			st__hello();
+		forked_child(parent);
 	} else {
 		int saved = errno;
 		pthread_mutex_unlock(&st__g.lock);
