@@ -494,6 +494,12 @@ ssize_t st__fd_path(int fd, char *buf, size_t cap); /* platform hook: shim/os/<s
 /* st__fd_name - the same, byte for byte as the kernel names it (a removed
  * file keeps its " (deleted)", as /proc/PID/exe does). */
 ssize_t st__fd_name(int fd, char *buf, size_t cap); /* platform hook: shim/os/<system>.c */
+/* st__name_deleted - does name[0..n), a name st__fd_name gave, end in the
+ * kernel's mark of a removed file, " (deleted)"? */
+static inline bool st__name_deleted(const char *name, size_t n)
+{
+	return n > 10 && memcmp(name + n - 10, " (deleted)", 10) == 0;
+}
 
 /* st__arena_open - open the arena object NAME (platform hook, shim/os/):
  * returns a close-on-exec descriptor and stores its size in bytes, or

@@ -425,7 +425,7 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
 		 * program replaced since it was opened): the resolution decides,
 		 * which leaves a /proc spelling to the image itself */
 		if (fd >= 0 && (n = st__fd_name(fd, a->rbuf, sizeof(a->rbuf))) > 0 &&
-		    !(n >= 10 && !memcmp(a->rbuf + n - 10, " (deleted)", 10)))
+		    !st__name_deleted(a->rbuf, (size_t)n))
 			h->exe = a->rbuf;
 		else
 			n = st__resolve_exe(a, prog, &h->exe);

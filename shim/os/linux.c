@@ -67,7 +67,7 @@ ssize_t st__fd_path(int fd, char *buf, size_t cap)
 	 * under another link): name what it was; a name that merely ends so,
 	 * the same file under that very name, is kept */
 	struct stat st, named;
-	if (n > 10 && !memcmp(buf + n - 10, " (deleted)", 10) &&
+	if (st__name_deleted(buf, (size_t)n) &&
 	    !(ST_SYSCALL(SYS_fstat, fd, &st) == 0 &&
 	      ST_SYSCALL(SYS_newfstatat, AT_FDCWD, buf, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
 	      named.st_dev == st.st_dev && named.st_ino == st.st_ino))
