@@ -417,6 +417,12 @@ static uintptr_t loader_end(void)
 	return end;
 }
 
+/* What an attach maps of an object of size bytes: whole pages (4 KiB here). */
+static uint64_t mapped_len(uint64_t size)
+{
+	return (size + 4095) & ~UINT64_C(4095);
+}
+
 /* Set the stack's soft limit (the hard one raised to unlimited if needed: root). */
 static void stack_limit(rlim_t cur)
 {
@@ -441,7 +447,7 @@ START_TEST(map_span_aligned)
 	/* room for the arena, the stack's 128 MiB floor and a span? (not
 	 * without the kernel's address randomisation: setarch -R leaves about
 	 * 128 MiB) 64 KiB either way for the attach's deeper frames */
-	uint64_t len = size + 4096 - size % 4096, need = len + 128 * MIB + SANDTRACE_ARENA_SPAN;
+	uint64_t len = mapped_len(size), need = len + 128 * MIB + SANDTRACE_ARENA_SPAN;
 	uint64_t room = (uintptr_t)__builtin_frame_address(0) - want;
 	struct sandtrace_arena b, c;
 	ck_assert_int_eq(sandtrace_arena_attach(&b, g_name), 0);
@@ -469,7 +475,7 @@ END_TEST
  * an unlimited stack (the kernel's bottom-up layout: not tried). */
 START_TEST(map_keeps_stack_room)
 {
-	uint64_t size = 3 * MIB + 4096, len = size + 4096 - size % 4096;
+	uint64_t size = 3 * MIB + 4096, len = mapped_len(size);
 	make_arena(size);
 	uintptr_t want = loader_end();
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
