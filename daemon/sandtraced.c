@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -107,7 +108,8 @@ struct daemon {
 	/* the dependency auditor (registry.h) */
 	const char *dpkg_root, *owners_path, *deps_list, *deps_from;
 	bool audit, no_implicit_deps;
-	uint64_t arena_size;
+	uint64_t arena_size, arena_page;
+	const char *arena_dir; /* --arena-dir: a tmpfs for the arena (NULL: POSIX shm) */
 	long parent_pid;
 	int ready_fd;
 	char **run_argv;
@@ -1366,8 +1368,9 @@ static void finish_report(struct daemon *d)
 		struct sandtrace_ctrie_stats cs = {0};
 		sandtrace_ctrie_stats(&d->arena, &cs);
 		json_t *o = json_pack(
-		    "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type", "arena",
-		    "size", (json_int_t)h->size, "bytes_used", (json_int_t)sandtrace_arena_used(&d->arena),
+		    "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type",
+		    "arena", "size", (json_int_t)h->size, "page_bytes", (json_int_t)d->arena_page,
+		    "bytes_used", (json_int_t)sandtrace_arena_used(&d->arena),
 		    "inserts", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_INSERTS]),
 		    "cas_retries", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_CAS_RETRIES]),
 		    "full", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_FULL]), "attaches",
@@ -1416,8 +1419,8 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: sandtraced --socket PATH --report FILE [--policy FILE] [--fence] [--no-cache]\n"
-	    "                  [--record-all] [--fail-open] [--arena-size BYTES] [--parent-pid "
-	    "PID]\n"
+	    "                  [--record-all] [--fail-open] [--arena-size BYTES] [--arena-dir DIR]\n"
+	    "                  [--parent-pid PID]\n"
 	    "                  [--ready-fd N] [--log FILE] [--private-dir DIR]\n"
 	    "                  [--audit] [--deps PKG,PKG] [--deps-from DIR] [--no-implicit-deps]\n"
 	    "                  [--dpkg-root DIR] [--owners FILE] [--manifest FILE] [--verify FILE]\n"
@@ -1470,6 +1473,7 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 		O_RECORD_ALL,
 		O_FAIL_OPEN,
 		O_ARENA_SIZE,
+		O_ARENA_DIR,
 		O_PARENT_PID,
 		O_READY_FD,
 		O_LOG,
@@ -1492,6 +1496,7 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 	    {"record-all", no_argument, NULL, O_RECORD_ALL},
 	    {"fail-open", no_argument, NULL, O_FAIL_OPEN},
 	    {"arena-size", required_argument, NULL, O_ARENA_SIZE},
+	    {"arena-dir", required_argument, NULL, O_ARENA_DIR},
 	    {"parent-pid", required_argument, NULL, O_PARENT_PID},
 	    {"ready-fd", required_argument, NULL, O_READY_FD},
 	    {"log", required_argument, NULL, O_LOG},
@@ -1565,6 +1570,9 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 			if (st__parse_size(optarg, &d->arena_size) < 0 ||
 			    d->arena_size < (64u << 10))
 				fatal("--arena-size %s: need a size of at least 64K", optarg);
+			break;
+		case O_ARENA_DIR:
+			d->arena_dir = optarg;
 			break;
 		case O_PARENT_PID:
 			d->parent_pid = strtonum(optarg, 1, INT_MAX, &errstr);
@@ -1722,12 +1730,15 @@ static bool pid_gone(long pid)
 	return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
-/* The owner pid in the header of the arena file /dev/shm/NAME, or 0 when it
+/* The owner pid in the header of the arena file DIR/NAME, or 0 when it
  * cannot be read or is not an arena of this layout. */
-static long arena_owner(const char *dname)
+static long arena_owner(const char *dir, const char *dname)
 {
-	char path[300];
-	snprintf(path, sizeof(path), "/dev/shm/%s", dname);
+	char path[PATH_MAX];
+	strlcpy(path, dir, sizeof(path));
+	strlcat(path, "/", sizeof(path));
+	if (strlcat(path, dname, sizeof(path)) >= sizeof(path))
+		return 0;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -1748,9 +1759,9 @@ static long arena_owner(const char *dname)
  * attach the arena by name (the run's own CLI removes it at the end).  A
  * reused pid keeps its arena (the safe direction).
  */
-static void remove_dead_arenas(void)
+static void remove_dead_arenas(const char *where)
 {
-	DIR *dir = opendir("/dev/shm");
+	DIR *dir = opendir(where ? where : "/dev/shm");
 	if (dir == NULL)
 		return;
 	struct dirent *e;
@@ -1761,15 +1772,51 @@ static void remove_dead_arenas(void)
 			continue;
 		if (!pid_gone(pid))
 			continue;
-		long owner = arena_owner(e->d_name);
+		long owner = arena_owner(where ? where : "/dev/shm", e->d_name);
 		if (owner > 0 && !pid_gone(owner))
 			continue;
-		char name[300];
-		snprintf(name, sizeof(name), "/%s", e->d_name);
+		char name[PATH_MAX]; /* a POSIX shm name, or a path in the arena directory */
+		strlcpy(name, where ? where : "", sizeof(name));
+		strlcat(name, "/", sizeof(name));
+		if (strlcat(name, e->d_name, sizeof(name)) >= sizeof(name))
+			continue;
 		if (sandtrace_arena_unlink(name) == 0)
 			st__log("removed the arena of dead daemon %ld: %s", pid, name);
 	}
 	closedir(dir);
+}
+
+/*
+ * --arena-dir: an absolute directory on a tmpfs.  The arena is the cache
+ * every traced process maps; on a disk it would be written back, and on
+ * hugetlbfs a page the pool cannot give is SIGBUS in a traced process.  The
+ * tmpfs chooses the page size: mounted huge=within_size (or always) it
+ * serves the arena in 2 MiB pages, and each process then maps the whole
+ * window it reads with one entry (docs/INTERNALS.md, "Arena placement").
+ */
+static void check_arena_dir(const char *dir)
+{
+	struct statfs sf;
+	if (dir[0] != '/')
+		fatal("--arena-dir %s: need an absolute path", dir);
+	if (statfs(dir, &sf) < 0)
+		fatal("--arena-dir %s: %s", dir, strerror(errno));
+	if (sf.f_type != 0x01021994) /* TMPFS_MAGIC, <linux/magic.h> */
+		fatal("--arena-dir %s: not a tmpfs (the arena must live in memory: mount one, e.g. "
+		      "`mount -t tmpfs -o huge=within_size,mode=1777 tmpfs DIR`)",
+		      dir);
+}
+
+/* The block size of the arena's file system, in bytes (2 MiB: a tmpfs that
+ * serves it in 2 MiB pages); 0 when it cannot be read. */
+static uint64_t arena_page_size(const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	strlcpy(path, sandtrace_arena_name_is_path(name) ? "" : "/dev/shm", sizeof(path));
+	if (strlcat(path, name, sizeof(path)) >= sizeof(path))
+		return 0;
+	return stat(path, &st) == 0 ? (uint64_t)st.st_blksize : 0;
 }
 
 static void setup_socket(struct daemon *d)
@@ -1860,11 +1907,17 @@ int main(int argc, char **argv)
 			fatal("%s", mferr);
 	}
 	if (!d->no_cache) {
-		remove_dead_arenas();
-		int rc =
-		    sandtrace_arena_create(&d->arena, d->arena_size, d->run_flags, d->arena_name);
+		if (d->arena_dir != NULL)
+			check_arena_dir(d->arena_dir);
+		remove_dead_arenas(d->arena_dir);
+		int rc = sandtrace_arena_create_in(&d->arena, d->arena_size, d->run_flags,
+						   d->arena_dir, d->arena_name);
 		if (rc < 0)
-			fatal("creating the arena: %s", strerror(-rc));
+			fatal("creating the arena%s%s: %s", d->arena_dir ? " in " : "",
+			      d->arena_dir ? d->arena_dir : "", strerror(-rc));
+		d->arena_page = arena_page_size(d->arena_name);
+		st__log("arena %s: %llu bytes, served in pages of %llu bytes", d->arena_name,
+			(unsigned long long)d->arena_size, (unsigned long long)d->arena_page);
 		d->have_arena = true;
 		created_arena = d->arena_name;
 	}

@@ -242,11 +242,11 @@ void st__init(void)
 	unsigned long uid = getauxval(AT_UID);
 	st__g.uid = uid || !errno ? (uint32_t)uid : (uint32_t)ST_SYSCALL(SYS_getuid);
 	if (st__g.active && st__g.arena_name[0] && !(st__g.flags & SANDTRACE_F_NO_CACHE)) {
-		uint64_t size = 0;
-		int fd = st__arena_open(st__g.arena_name, &size);
+		uint64_t size = 0, blksize = 0;
+		int fd = st__arena_open(st__g.arena_name, &size, &blksize);
 		int r = fd;
 		if (fd >= 0) {
-			r = sandtrace_arena_map_fd(&st__g.arena, fd, size);
+			r = sandtrace_arena_map_fd(&st__g.arena, fd, size, blksize);
 			ST_SYSCALL(SYS_close, fd);
 		}
 		if (r < 0) {

@@ -501,10 +501,11 @@ static inline bool st__name_deleted(const char *name, size_t n)
 	return n > 10 && memcmp(name + n - 10, " (deleted)", 10) == 0;
 }
 
-/* st__arena_open - open the arena object NAME (platform hook, shim/os/):
- * returns a close-on-exec descriptor and stores its size in bytes, or
- * returns -errno.  Preserves errno.  Async-signal-safe. */
-int st__arena_open(const char *name, uint64_t *size);
+/* st__arena_open - open the arena object NAME, a POSIX shared-memory name or
+ * a path (platform hook, shim/os/): returns a close-on-exec descriptor and
+ * stores its size and its file system's block size (st_blksize), in bytes,
+ * or returns -errno.  Preserves errno.  Async-signal-safe. */
+int st__arena_open(const char *name, uint64_t *size, uint64_t *blksize);
 
 /* st__parse_uint - a decimal number, without strtoul (whose locale tables
  * would be one more page for every process to fault in); stops at the

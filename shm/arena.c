@@ -167,20 +167,21 @@ static void *st__map_spans(int fd, size_t size, bool beside_loader)
  * Build "/sandtrace-<pid>-<32 hex>" by hand: create runs in the daemon, but
  * snprintf is avoided anyway so the whole file stays obviously malloc-free.
  */
-static void st__arena_name(char name[SANDTRACE_ARENA_NAME_MAX], const uint8_t rnd[16])
+static void st__arena_name(char name[SANDTRACE_ARENA_NAME_MAX], size_t dirlen,
+			   const uint8_t rnd[16])
 {
 	static const char hex[] = "0123456789abcdef";
 	static const char pfx[] = "/sandtrace-";
 	char digits[24];
-	size_t n = 0, i, o = 0;
+	size_t n = 0, i, o = dirlen; /* name[0..dirlen): the directory, if any */
 	unsigned long pid = (unsigned long)getpid();
 
 	do {
 		digits[n++] = (char)('0' + pid % 10);
 		pid /= 10;
 	} while (pid != 0);
-	memcpy(name, pfx, sizeof(pfx) - 1);
-	o = sizeof(pfx) - 1;
+	memcpy(name + o, pfx, sizeof(pfx) - 1);
+	o += sizeof(pfx) - 1;
 	while (n > 0)
 		name[o++] = digits[--n];
 	name[o++] = '-';
@@ -188,7 +189,19 @@ static void st__arena_name(char name[SANDTRACE_ARENA_NAME_MAX], const uint8_t rn
 		name[o++] = hex[rnd[i] >> 4];
 		name[o++] = hex[rnd[i] & 15];
 	}
-	name[o] = '\0'; /* at most 11 + 10 + 1 + 32 + 1 = 55 bytes: pid_t has <= 10 digits */
+	name[o] = '\0'; /* dirlen + at most 11 + 10 + 1 + 32 + 1 = 55 bytes: pid_t has <= 10 digits */
+}
+
+/* The longest name st__arena_name makes, NUL included, past the directory. */
+#define ST__ARENA_BASENAME_MAX 55u
+
+/* Open (or with O_CREAT, create) the object a name names: a path as a file,
+ * any other name as POSIX shared memory (shm_open: /dev/shm on Linux). */
+static int st__open_name(const char *name, int flags, mode_t mode)
+{
+	if (sandtrace_arena_name_is_path(name))
+		return open(name, flags | O_NOFOLLOW, mode);
+	return shm_open(name, flags, mode);
 }
 
 static int st__random(uint8_t *buf, size_t n)
@@ -210,27 +223,47 @@ static int st__random(uint8_t *buf, size_t n)
 int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t run_flags,
 			   char name[SANDTRACE_ARENA_NAME_MAX])
 {
+	return sandtrace_arena_create_in(a, size, run_flags, NULL, name);
+}
+
+int sandtrace_arena_create_in(struct sandtrace_arena *a, uint64_t size, uint32_t run_flags,
+			      const char *dir, char name[SANDTRACE_ARENA_NAME_MAX])
+{
 	struct sandtrace_arena_header *h;
 	uint8_t rnd[16];
 	void *p;
 	int fd, rc, tries;
+	size_t dirlen = 0;
 
 	a->base = NULL;
 	a->size = 0;
+	name[0] = '\0';
 	if (size < ST__ARENA_MIN_SIZE || size > (uint64_t)SIZE_MAX || size > (uint64_t)INT64_MAX)
 		return -EINVAL;
+	if (dir != NULL) {
+		dirlen = strlen(dir);
+		while (dirlen > 1 && dir[dirlen - 1] == '/')
+			dirlen--; /* "DIR/" as "DIR" */
+		if (dir[0] != '/' || (dirlen == 1 && dir[0] == '/'))
+			return -EINVAL; /* relative, or the root: never a memory file system here */
+		if (dirlen + ST__ARENA_BASENAME_MAX > SANDTRACE_ARENA_NAME_MAX)
+			return -ENAMETOOLONG;
+		memcpy(name, dir, dirlen);
+	}
 
 	/* O_EXCL: a name collision (or a squatter) is never silently reused. */
 	for (tries = 0;; tries++) {
 		rc = st__random(rnd, sizeof(rnd));
 		if (rc < 0)
 			return rc;
-		st__arena_name(name, rnd);
-		fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+		st__arena_name(name, dirlen, rnd);
+		fd = st__open_name(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
 		if (fd >= 0)
 			break;
-		if (errno != EEXIST || tries >= 3)
+		if (errno != EEXIST || tries >= 3) {
+			name[0] = '\0'; /* no arena by that name: nothing to remove */
 			return -errno;
+		}
 	}
 	/* Sparse: pages cost memory only when first touched. */
 	if (ftruncate(fd, (off_t)size) < 0)
@@ -285,7 +318,7 @@ int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t ru
 fail:
 	rc = -errno;
 	close(fd);
-	shm_unlink(name);
+	sandtrace_arena_unlink(name);
 	name[0] = '\0';
 	return rc;
 }
@@ -297,7 +330,7 @@ static bool st__header_ok(const struct sandtrace_arena_header *h, uint64_t mappe
 	       h->header_size == sizeof(*h) && h->size == mapped;
 }
 
-int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size)
+int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size, uint64_t blksize)
 {
 	void *p;
 
@@ -310,7 +343,9 @@ int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size)
 	if (size < (uint64_t)sizeof(struct sandtrace_arena_header) || size > (uint64_t)SIZE_MAX ||
 	    size > (uint64_t)INT64_MAX)
 		return -EPROTO;
-	p = st__map_spans(fd, (size_t)size, true);
+	/* served in 2 MiB pages: beside the loader, the kernel could map them
+	 * only 4 KiB at a time */
+	p = st__map_spans(fd, (size_t)size, blksize < SANDTRACE_ARENA_SPAN);
 	if (p == MAP_FAILED)
 		return -errno;
 	/* The header's size must equal the object's: every bound below uses it. */
@@ -333,10 +368,12 @@ int sandtrace_arena_attach(struct sandtrace_arena *a, const char *name)
 	a->size = 0;
 	if (name == NULL || name[0] == '\0')
 		return -EINVAL;
-	fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+	fd = st__open_name(name, O_RDWR | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
-	rc = fstat(fd, &st) < 0 ? -errno : sandtrace_arena_map_fd(a, fd, (uint64_t)st.st_size);
+	rc = fstat(fd, &st) < 0 ? -errno
+				: sandtrace_arena_map_fd(a, fd, (uint64_t)st.st_size,
+							 (uint64_t)st.st_blksize);
 	close(fd);
 	return rc;
 }
@@ -353,7 +390,8 @@ int sandtrace_arena_unlink(const char *name)
 {
 	if (name == NULL || name[0] == '\0')
 		return -EINVAL;
-	return shm_unlink(name) < 0 ? -errno : 0;
+	int r = sandtrace_arena_name_is_path(name) ? unlink(name) : shm_unlink(name);
+	return r < 0 ? -errno : 0;
 }
 
 /*

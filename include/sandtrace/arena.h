@@ -12,6 +12,11 @@
  * unguessable name ("/sandtrace-<pid>-<128 random bits in hex>"), created by
  * the daemon and sized at start with ftruncate (sparse: a page costs memory
  * only once touched).  Traced processes map it read-write at any address.
+ * With an arena directory (`sandtrace run --arena-dir DIR`, a tmpfs the user
+ * chose, e.g. one mounted with huge=within_size) the object is the file
+ * DIR/sandtrace-<pid>-<hex> instead, and its name is that absolute path: a
+ * name with a '/' after the first byte is a path, any other a POSIX
+ * shared-memory name.
  *
  * Everything inside holds offsets from the arena's base, never pointers.
  * Offset 0 is the header, so 0 doubles as "no object".  Allocation is a
@@ -22,7 +27,9 @@
 
 #define SANDTRACE_ARENA_MAGIC UINT64_C(0x616e657261545453) /* "STTarena" little-endian */
 #define SANDTRACE_ARENA_VERSION 6u
-#define SANDTRACE_ARENA_NAME_MAX 64
+/* Bytes for a name with its NUL: "/sandtrace-<pid>-<hex>" is at most 55, a
+ * path in an arena directory leaves 200 for the directory. */
+#define SANDTRACE_ARENA_NAME_MAX 256
 /* Default size: 256 MiB of address space, touched only as used. */
 #define SANDTRACE_ARENA_DEFAULT_SIZE (UINT64_C(256) << 20)
 #define SANDTRACE_ARENA_ALIGN 16u
@@ -153,8 +160,21 @@ int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t ru
 			   char name[SANDTRACE_ARENA_NAME_MAX]);
 
 /*
- * sandtrace_arena_attach - map an existing arena by name.  Never aborts and
- * never allocates: returns 0, -errno from shm_open/fstat/mmap, or -EPROTO
+ * sandtrace_arena_create_in - as sandtrace_arena_create, in the directory
+ * dir (absolute; NULL: POSIX shared memory, as sandtrace_arena_create): the
+ * file dir/sandtrace-<pid>-<hex>, created with O_EXCL | O_NOFOLLOW, mode
+ * 0600; name gets its absolute path.  -ENAMETOOLONG when that path would not
+ * fit in SANDTRACE_ARENA_NAME_MAX; other -errno from open/ftruncate/mmap.
+ * The caller chooses the directory's file system: a disk would write the
+ * arena back (the daemon takes only a tmpfs).  Not async-signal-safe.
+ */
+int sandtrace_arena_create_in(struct sandtrace_arena *a, uint64_t size, uint32_t run_flags,
+			      const char *dir, char name[SANDTRACE_ARENA_NAME_MAX]);
+
+/*
+ * sandtrace_arena_attach - map an existing arena by name (a POSIX
+ * shared-memory name or a path, above).  Never aborts and never allocates:
+ * returns 0, -errno from shm_open/open/fstat/mmap, or -EPROTO
  * when the magic, version or size in the header do not match (a->base is
  * then NULL and the caller runs without a cache).  Async-signal-safe.
  */
@@ -162,20 +182,42 @@ int sandtrace_arena_attach(struct sandtrace_arena *a, const char *name);
 
 /*
  * sandtrace_arena_map_fd - attach, given an open descriptor of the arena
- * object and its size in bytes (st_size); the caller opened it (the shim
- * does so with raw system calls) and closes it.  Returns 0, -errno from
- * mmap, or -EPROTO as sandtrace_arena_attach.  Async-signal-safe.  Where:
- * the first page above the dynamic loader's image when the caller's (main)
- * stack keeps the room its soft limit gives, at least 128 MiB, beyond the
- * arena (its header then shares a page-table page the process has already);
- * else at a 2 MiB boundary, as the creator's map (shm/arena.c).
+ * object, its size in bytes (st_size) and its file system's block size in
+ * bytes (st_blksize); the caller opened it (the shim does so with raw system
+ * calls) and closes it.  Returns 0, -errno from mmap, or -EPROTO as
+ * sandtrace_arena_attach.  Async-signal-safe.  Where: a block size of
+ * SANDTRACE_ARENA_SPAN or more is a tmpfs that serves the object in 2 MiB
+ * pages (mounted huge=always or huge=within_size), which the kernel maps
+ * with one page-middle entry each only at a 2 MiB boundary: there.
+ * Otherwise the first page above the dynamic loader's image when the
+ * caller's (main) stack keeps the room its soft limit gives, at least 128
+ * MiB, beyond the arena (its header then shares a page-table page the
+ * process has already); else at a 2 MiB boundary, as the creator's map
+ * (shm/arena.c).
  */
-int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size);
+int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size, uint64_t blksize);
+
+/*
+ * sandtrace_arena_name_is_path - does name (a NUL-terminated arena name) name
+ * a file by its absolute path (an arena directory's) rather than a POSIX
+ * shared-memory object?  True when a '/' follows its first byte.
+ * Async-signal-safe.
+ */
+static inline bool sandtrace_arena_name_is_path(const char *name)
+{
+	if (name[0] != '/')
+		return false;
+	for (const char *c = name + 1; *c; c++)
+		if (*c == '/')
+			return true;
+	return false;
+}
 
 /* sandtrace_arena_detach - unmap.  Safe on a detached arena. */
 void sandtrace_arena_detach(struct sandtrace_arena *a);
 
-/* sandtrace_arena_unlink - remove the name (the daemon, at the end of the run).  0 or -errno. */
+/* sandtrace_arena_unlink - remove the name, a POSIX shared-memory name or a
+ * path (the daemon, at the end of the run).  0 or -errno. */
 int sandtrace_arena_unlink(const char *name);
 
 /*

@@ -82,27 +82,35 @@ ssize_t st__fd_path(int fd, char *buf, size_t cap)
  * raw system calls: glibc's shm_open copies its directory name out of libc's
  * data (one more page for every process to fault in) and its fstat would go
  * through the interposed wrapper.  On Linux a POSIX shared-memory name "/N"
- * is the file /dev/shm/N.  Returns the descriptor (O_CLOEXEC) and its size,
- * or -errno.
+ * is the file /dev/shm/N; a name that is a path (an arena directory's,
+ * sandtrace_arena_name_is_path) is opened as it is.  Returns the descriptor
+ * (O_CLOEXEC) and stores its size and its file system's block size, or
+ * returns -errno.
  */
-int st__arena_open(const char *name, uint64_t *size)
+int st__arena_open(const char *name, uint64_t *size, uint64_t *blksize)
 {
 	static const char dir[] = "/dev/shm";
 	char p[sizeof(dir) + SANDTRACE_ARENA_NAME_MAX];
 	size_t n = strlen(name);
-	if (name[0] != '/' || n < 2 || n >= SANDTRACE_ARENA_NAME_MAX || memchr(name + 1, '/', n - 1))
+	if (name[0] != '/' || n < 2 || n >= SANDTRACE_ARENA_NAME_MAX)
 		return -EINVAL;
-	memcpy(p, dir, sizeof(dir) - 1);
-	memcpy(p + sizeof(dir) - 1, name, n + 1);
+	const char *path = name;
+	if (!sandtrace_arena_name_is_path(name)) {
+		memcpy(p, dir, sizeof(dir) - 1);
+		memcpy(p + sizeof(dir) - 1, name, n + 1);
+		path = p;
+	}
 	int saved = errno;
-	int fd = (int)ST_SYSCALL(SYS_openat, AT_FDCWD, p, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	int fd = (int)ST_SYSCALL(SYS_openat, AT_FDCWD, path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 	struct stat st;
 	int r = fd < 0 ? -errno : ST_SYSCALL(SYS_fstat, fd, &st) != 0 ? -errno : fd;
 	if (r < 0 && fd >= 0)
 		ST_SYSCALL(SYS_close, fd);
 	errno = saved;
-	if (r >= 0)
+	if (r >= 0) {
 		*size = (uint64_t)st.st_size;
+		*blksize = (uint64_t)st.st_blksize;
+	}
 	return r;
 }
 

@@ -246,4 +246,60 @@ for pid, v in imgs.items():
         if not ok:
             bad.append((pid, [(i["argv"][1], i.get("exit"), i.get("execed")) for i in w]))
 sys.exit(0 if chains == 300 and not bad else "%d chains, bad: %r" % (chains, bad[:5]))' "$R31"
+# --arena-dir: the arena is the file DIR/sandtrace-<pid>-<hex> on a tmpfs the user chose,
+# named to every process by its path, removed at the end; a directory on a disk is refused
+# with the reason.  Where a tmpfs serving 2 MiB pages can be mounted (root), the shim maps
+# the arena at a 2 MiB boundary and the kernel maps the header's 2 MiB with one entry.
+AD=$(mktemp -d /dev/shm/st-integ-ad.XXXXXX)
+arena_maps() { # arena_maps REPORT: the traced awk's view of the arena: "ADDR PATH PMD_KB"
+	"$ST" run --arena-dir "$1" --report "$2" -- awk '
+		/^[0-9a-f]+-[0-9a-f]+ / { cur = ($NF ~ /\/sandtrace-[0-9]+-[0-9a-f]+$/) ? $1 " " $NF : "" }
+		cur != "" && /^ShmemPmdMapped:/ { print cur, $2; cur = "" }' /proc/self/smaps
+}
+arena_field() { # arena_field REPORT FIELD
+	python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r.get("type")=="arena": print(r.get(sys.argv[2]))' "$1" "$2"
+}
+R32=$W/arenadir.jsonl
+M32=$(arena_maps "$AD" "$R32")
+check "--arena-dir: the arena is a file in the directory, named by its path" \
+	sh -c 'case "$1" in *" $2/sandtrace-"*) exit 0;; esac; exit 1' - "$M32" "$AD"
+check "--arena-dir: the report names its page size" \
+	test "$(arena_field "$R32" page_bytes)" = "$(stat -c %o "$AD")"
+check "--arena-dir: the arena is removed at the end" test -z "$(ls -A "$AD")"
+(cd "$(dirname "$AD")" && "$ST" run --arena-dir "$(basename "$AD")" --report "$R32" -- true)
+check "--arena-dir: a relative directory is made absolute" \
+	sh -c 'grep -q "\"arena\":\"$1/sandtrace-" "$2"' - "$AD" "$R32"
+"$ST" run --arena-dir "$S" --report "$W/ad-disk.jsonl" -- true 2>"$W/ad-disk.err"
+rc=$?
+check "--arena-dir on a disk: refused (exit $rc), with the reason" \
+	sh -c '[ "$1" -ne 0 ] && grep -q "not a tmpfs" "$2"' - "$rc" "$W/ad-disk.err"
+"$ST" run --arena-dir "$AD/missing" --report "$W/ad-missing.jsonl" -- true 2>"$W/ad-missing.err"
+rc=$?
+check "--arena-dir missing: refused (exit $rc), naming it" \
+	sh -c '[ "$1" -ne 0 ] && grep -q "missing" "$2"' - "$rc" "$W/ad-missing.err"
+HD=$W/huge
+mkdir -p "$HD"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o huge=within_size,size=512m,mode=1777 st-integ "$HD" 2>/dev/null; then
+	R33=$W/arenadir-huge.jsonl
+	M33=$(arena_maps "$HD" "$R33")
+	check "--arena-dir, 2 MiB pages: mapped at a 2 MiB boundary, the header's 2 MiB in one entry ($M33)" \
+		python3 -c 'import sys
+a, path, pmd = sys.argv[1].split()
+sys.exit(0 if int(a.split("-")[0], 16) % (2 << 20) == 0 and int(pmd) >= 2048 else 1)' "$M33"
+	check "--arena-dir, 2 MiB pages: the report says so" test "$(arena_field "$R33" page_bytes)" = 2097152
+	# the same records as with POSIX shared memory
+	"$ST" run --arena-dir "$HD" --report "$W/h1.jsonl" -- sh -c 'cat /etc/hostname >/dev/null; ls /usr/bin >/dev/null; [ -e /nonexistent ]'
+	"$ST" run --report "$W/h2.jsonl" -- sh -c 'cat /etc/hostname >/dev/null; ls /usr/bin >/dev/null; [ -e /nonexistent ]'
+	check "--arena-dir, 2 MiB pages: the same records as POSIX shared memory" \
+		sh -c '[ -n "$("$0" report --list "$1")" ] && [ "$("$0" report --list "$1")" = "$("$0" report --list "$2")" ]' \
+		"$ST" "$W/h1.jsonl" "$W/h2.jsonl"
+	check "--arena-dir, 2 MiB pages: the arena is removed at the end" test -z "$(ls -A "$HD")"
+	umount "$HD"
+else
+	echo "skip - --arena-dir with 2 MiB pages: needs root to mount a tmpfs (huge=within_size)"
+fi
+rmdir "$AD"
 done_

@@ -10,6 +10,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -514,6 +515,102 @@ START_TEST(map_keeps_stack_room)
 }
 END_TEST
 
+/* An arena directory: the file DIR/sandtrace-<pid>-<hex>, named by its path,
+ * attached, refused again (O_EXCL) and removed through that name.  The
+ * directory is on /dev/shm, a tmpfs, as the daemon demands. */
+START_TEST(create_in_directory)
+{
+	char dir[] = "/dev/shm/st-unit-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char slashed[sizeof(dir) + 1];
+	snprintf(slashed, sizeof(slashed), "%s/", dir); /* "DIR/" is DIR */
+	ck_assert_int_eq(sandtrace_arena_create_in(&g_a, MIB, 0, slashed, g_name), 0);
+	char want[128];
+	int n = snprintf(want, sizeof(want), "%s/sandtrace-%d-", dir, (int)getpid());
+	ck_assert_int_eq(strncmp(g_name, want, (size_t)n), 0);
+	ck_assert_uint_eq(strlen(g_name), (size_t)n + 32);
+	ck_assert(sandtrace_arena_name_is_path(g_name));
+	struct stat st;
+	ck_assert_int_eq(lstat(g_name, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 07777, 0600);
+	ck_assert_uint_eq((uint64_t)st.st_size, MIB);
+	struct sandtrace_arena b;
+	ck_assert_int_eq(sandtrace_arena_attach(&b, g_name), 0);
+	((volatile char *)g_a.base)[MIB - 1] = 'd';
+	ck_assert_int_eq(((volatile char *)b.base)[MIB - 1], 'd');
+	sandtrace_arena_detach(&b);
+	/* a link in place of the name is not followed */
+	char link[sizeof(dir) + 8];
+	snprintf(link, sizeof(link), "%s/lnk", dir);
+	ck_assert_int_eq(symlink(g_name, link), 0);
+	ck_assert_int_eq(sandtrace_arena_attach(&b, link), -ELOOP);
+	ck_assert_int_eq(unlink(link), 0);
+	ck_assert_int_eq(sandtrace_arena_unlink(g_name), 0);
+	ck_assert_int_eq(lstat(g_name, &st), -1);
+	ck_assert_int_eq(sandtrace_arena_attach(&b, g_name), -ENOENT);
+	g_name[0] = '\0';
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+START_TEST(create_in_rejects)
+{
+	struct sandtrace_arena a;
+	char name[SANDTRACE_ARENA_NAME_MAX] = "x";
+	ck_assert_int_eq(sandtrace_arena_create_in(&a, MIB, 0, "dev/shm", name), -EINVAL);
+	ck_assert_str_eq(name, "");
+	ck_assert_int_eq(sandtrace_arena_create_in(&a, MIB, 0, "/", name), -EINVAL);
+	ck_assert_int_eq(sandtrace_arena_create_in(&a, MIB, 0, "/nonexistent-st-dir", name),
+			 -ENOENT);
+	ck_assert_str_eq(name, "");
+	ck_assert_ptr_null(a.base);
+	/* the longest directory that leaves room for the name, and one byte more */
+	char dir[SANDTRACE_ARENA_NAME_MAX];
+	size_t fits = SANDTRACE_ARENA_NAME_MAX - 55;
+	memset(dir, 'd', sizeof(dir));
+	dir[0] = '/';
+	dir[fits + 1] = '\0';
+	ck_assert_int_eq(sandtrace_arena_create_in(&a, MIB, 0, dir, name), -ENAMETOOLONG);
+	dir[fits] = '\0';
+	ck_assert_int_eq(sandtrace_arena_create_in(&a, MIB, 0, dir, name), -ENOENT);
+}
+END_TEST
+
+START_TEST(name_is_path)
+{
+	ck_assert(!sandtrace_arena_name_is_path("/sandtrace-1-ab"));
+	ck_assert(!sandtrace_arena_name_is_path("/"));
+	ck_assert(!sandtrace_arena_name_is_path(""));
+	ck_assert(!sandtrace_arena_name_is_path("relative/name"));
+	ck_assert(sandtrace_arena_name_is_path("/d/sandtrace-1-ab"));
+	ck_assert(sandtrace_arena_name_is_path("//x"));
+}
+END_TEST
+
+/* A block size of 2 MiB (a tmpfs serving 2 MiB pages) puts the map at a
+ * 2 MiB boundary, where the kernel can map each 2 MiB with one entry, even
+ * where the loader's neighbourhood has room; 4 KiB keeps the placement
+ * beside the loader (map_span_aligned). */
+START_TEST(map_huge_pages_aligned)
+{
+	uint64_t size = 3 * MIB + 4096;
+	stack_limit(8 * MIB);
+	make_arena(size);
+	int fd = shm_open(g_name, O_RDWR | O_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sandtrace_arena b;
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(sandtrace_arena_map_fd(&b, fd, size, SANDTRACE_ARENA_SPAN), 0);
+		ck_assert_uint_eq((uintptr_t)b.base % SANDTRACE_ARENA_SPAN, 0);
+		ck_assert_ptr_ne(b.base, (void *)loader_end());
+		ck_assert(!reservation_borders(b.base, size));
+		sandtrace_arena_detach(&b);
+	}
+	close(fd);
+}
+END_TEST
+
 START_TEST(detach_and_unlink)
 {
 	make_arena(MIB);
@@ -549,6 +646,10 @@ Suite *suite_arena(void)
 	tcase_add_test(tc, alloc_areas);
 	tcase_add_test(tc, map_span_aligned);
 	tcase_add_test(tc, map_keeps_stack_room);
+	tcase_add_test(tc, create_in_directory);
+	tcase_add_test(tc, create_in_rejects);
+	tcase_add_test(tc, name_is_path);
+	tcase_add_test(tc, map_huge_pages_aligned);
 	tcase_add_test(tc, detach_and_unlink);
 	suite_add_tcase(s, tc);
 	return s;
