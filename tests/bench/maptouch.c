@@ -3,9 +3,10 @@
  * what mapping the run's arena and touching a few of its pages costs a process that runs
  * no sandtrace code at all.
  *
- * usage: maptouch SHM_NAME PAGES   (PAGES 0..64; an empty SHM_NAME: exit at once)
+ * usage: maptouch NAME PAGES   (PAGES 0..64; an empty NAME: exit at once)
  *
- * Opens /dev/shm/SHM_NAME, maps it whole, shared, read-write, at a 2 MiB boundary (as the
+ * Opens the arena NAME (/dev/shm/NAME for a POSIX shared-memory name, NAME itself for a path,
+ * as --arena-dir names it), maps it whole, shared, read-write, at a 2 MiB boundary (as the
  * daemon does, and the shim when the page above the loader is not free), reads PAGES pages
  * 20 KiB apart inside its first span (the header, tables and the first segments a process
  * reads) and exits.  Inline system calls only:
@@ -24,8 +25,11 @@ int main(int argc, char **argv)
 {
 	if (argc != 3 || !argv[1][0])
 		return 0;
-	char path[256] = "/dev/shm";
+	char path[512] = "/dev/shm";
 	size_t n = 8;
+	for (const char *s = argv[1] + 1; *s; s++)
+		if (*s == '/')
+			n = 0; /* a path: taken as it is */
 	for (const char *s = argv[1]; *s && n < sizeof(path) - 1; s++)
 		path[n++] = *s;
 	path[n] = 0;
