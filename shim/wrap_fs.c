@@ -513,6 +513,31 @@ EXPORT int futimens(int fd, const struct timespec *ts)
 {
 	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(futimens)(fd, ts));
 }
+/* The metadata writes on a descriptor: the descriptor may be open read-only
+ * (a file the sandbox lets the process read, not write), so the write is
+ * judged and recorded on the file it names, as futimens is (glibc's futimes
+ * reaches the kernel by an internal call, not through futimens). */
+EXPORT int fchmod(int fd, mode_t mode)
+{
+	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(fchmod)(fd, mode));
+}
+EXPORT int fchown(int fd, uid_t u, gid_t g)
+{
+	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(fchown)(fd, u, g));
+}
+EXPORT int futimes(int fd, const struct timeval *t)
+{
+	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(futimes)(fd, t));
+}
+EXPORT int fsetxattr(int fd, const char *name, const void *v, size_t n, int flags)
+{
+	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true,
+		 REAL(fsetxattr)(fd, name, v, n, flags));
+}
+EXPORT int fremovexattr(int fd, const char *name)
+{
+	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(fremovexattr)(fd, name));
+}
 
 /* ---- temporary files: judged on the template's directory, recorded by the final name ---- */
 #define MKTEMP(call)                                                                               \

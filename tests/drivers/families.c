@@ -503,6 +503,32 @@ static void run_all(void)
 		TRY(fd = open(p, O_RDONLY));
 		res(futimens(fd, NULL));
 	}
+	/* the same writes on a descriptor opened read-only */
+	CASE("fchmod", "F")
+	{
+		TRY(fd = open(p, O_RDONLY));
+		res(fchmod(fd, 0644));
+	}
+	CASE("fchown", "F")
+	{
+		TRY(fd = open(p, O_RDONLY));
+		res(fchown(fd, getuid(), getgid()));
+	}
+	CASE("futimes", "F")
+	{
+		TRY(fd = open(p, O_RDONLY));
+		res(futimes(fd, NULL));
+	}
+	CASE("fsetxattr", "F")
+	{
+		TRY(fd = open(p, O_RDONLY));
+		res(fsetxattr(fd, "user.fam", "2", 1, 0));
+	}
+	CASE("fremovexattr", "X")
+	{
+		TRY(fd = open(p, O_RDONLY));
+		res(fremovexattr(fd, "user.fam"));
+	}
 
 	/* ---- extended attributes, file-system queries ---- */
 	CASE("setxattr", "F") res(setxattr(p, "user.fam", "2", 1, 0));

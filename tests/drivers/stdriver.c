@@ -12,7 +12,9 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include <linux/openat2.h>
 
@@ -296,6 +298,23 @@ int main(int argc, char **argv)
 		r = chmod(p, 0600);
 	else if (!strcmp(c, "truncate"))
 		r = truncate(p, 0);
+	else if (!strncmp(c, "fd-", 3)) {
+		/* a metadata write through a descriptor opened for reading:
+		 * fd-fchmod, fd-fchown, fd-futimes, fd-fsetxattr */
+		int fd = open(p, O_RDONLY);
+		if (fd < 0)
+			r = -1;
+		else if (!strcmp(c, "fd-fchmod"))
+			r = fchmod(fd, 0600);
+		else if (!strcmp(c, "fd-fchown"))
+			r = fchown(fd, getuid(), getgid());
+		else if (!strcmp(c, "fd-futimes"))
+			r = futimes(fd, NULL);
+		else if (!strcmp(c, "fd-fsetxattr"))
+			r = fsetxattr(fd, "user.st", "1", 1, 0);
+		else
+			r = (errno = EINVAL, -1);
+	}
 	else if (!strcmp(c, "syscall-openat"))
 		r = (int)syscall(SYS_openat, AT_FDCWD, p, O_RDONLY);
 	else if (!strcmp(c, "openat2-in-root") && q) {

@@ -154,6 +154,11 @@ utimensat               W fam-utimensat
 utimensat-nofollow      W fam-utimensat-nofollow
 utimensat-empty         W fam-utimensat-empty
 futimens                W fam-futimens
+fchmod                  W fam-fchmod
+fchown                  W fam-fchown
+futimes                 W fam-futimes
+fsetxattr               W fam-fsetxattr
+fremovexattr            W fam-fremovexattr
 setxattr                W fam-setxattr
 lsetxattr               W fam-lsetxattr
 getxattr                Q fam-getxattr

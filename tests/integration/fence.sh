@@ -36,6 +36,13 @@ check "O_CREAT of hidden name is ENOENT" test "$out" = ENOENT
 check "nothing created outside" test ! -e "$W/out/new"
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-creat "$W/ro/new")
 check "write into visible read-only place is EACCES" test "$out" = EACCES
+# a metadata write through a descriptor opened for reading is a write too
+chmod 644 "$W/ro/f"
+for call in fd-fchmod fd-fchown fd-futimes fd-fsetxattr; do
+	out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" $call "$W/ro/f")
+	check "$call on a read-only file is EACCES" test "$out" = EACCES
+done
+check "fd-fchmod: mode unchanged" test "$(stat -c %a "$W/ro/f")" = 644
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-r "$W/in/mine")
 check "allowed read works" test "$out" = ok
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-creat "$W/in/made")
