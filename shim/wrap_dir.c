@@ -1,5 +1,8 @@
 /* shim/wrap_dir.c - directory listings under a fence: a hidden name is left out of readdir, as it is missing to lookups. */
+#include <dirent.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "wrap.h"
@@ -58,4 +61,146 @@ EXPORT struct dirent *readdir(DIR *d)
 EXPORT struct dirent64 *readdir64(DIR *d)
 {
 	READDIR_BODY(struct dirent64 *, REAL(readdir64)(d));
+}
+
+/* readdir_r and readdir64_r (deprecated, still used): the same filter, the
+ * next entry read into the caller's buffer until one is not hidden. */
+#define READDIR_R_BODY(call)                                                                       \
+	do {                                                                                       \
+		struct st_call c_;                                                                 \
+		if (!st__enter(&c_))                                                               \
+			return call;                                                               \
+		if (!st__listing_filtered()) {                                                     \
+			st__leave(&c_);                                                            \
+			errno = c_.saved_errno;                                                    \
+			return call;                                                               \
+		}                                                                                  \
+		char dir_[PATH_MAX + NAME_MAX + 2];                                                \
+		ssize_t dl_ = st__fd_path(dirfd(d), dir_, PATH_MAX);                               \
+		int r_, after_;                                                                    \
+		for (;;) {                                                                         \
+			errno = c_.saved_errno;                                                    \
+			r_ = ST_FORWARD(call);                                                     \
+			after_ = errno;                                                            \
+			if (r_ != 0 || !result || !*result || dl_ < 0)                             \
+				break;                                                             \
+			const char *n_ = (*result)->d_name;                                        \
+			size_t nl_ = strlen(n_);                                                   \
+			if ((nl_ == 1 && n_[0] == '.') || (nl_ == 2 && !memcmp(n_, "..", 2)) ||    \
+			    nl_ > NAME_MAX)                                                        \
+				break;                                                             \
+			dir_[dl_] = '/';                                                           \
+			memcpy(dir_ + dl_ + 1, n_, nl_ + 1);                                       \
+			bool hide_ = st__hidden(AT_FDCWD, dir_);                                   \
+			dir_[dl_] = 0;                                                             \
+			if (!hide_)                                                                \
+				break;                                                             \
+		}                                                                                  \
+		st__leave(&c_);                                                                    \
+		errno = after_;                                                                    \
+		return r_;                                                                         \
+	} while (0)
+
+EXPORT int readdir_r(DIR *d, struct dirent *entry, struct dirent **result)
+{
+	READDIR_R_BODY(REAL(readdir_r)(d, entry, result));
+}
+EXPORT int readdir64_r(DIR *d, struct dirent64 *entry, struct dirent64 **result)
+{
+	READDIR_R_BODY(REAL(readdir64_r)(d, entry, result));
+}
+
+/*
+ * getdents64 and getdirentries (and syscall() with SYS_getdents64 or
+ * SYS_getdents): the kernel's records, in the caller's buffer, are filtered
+ * in place: a hidden name's record is taken out and the ones after it moved
+ * down (each keeps its d_off, the position after it, so a seek to it stays
+ * right).  A buffer whose every record was hidden is read again, since 0
+ * means the end of the directory.  name_off: where the name starts in a
+ * record (struct dirent64, or the kernel's older struct linux_dirent).
+ */
+static long dents_filter(int fd, char *buf, long n, size_t name_off)
+{
+	char dir[PATH_MAX + NAME_MAX + 2];
+	ssize_t dl = st__fd_path(fd, dir, PATH_MAX);
+	if (dl < 0)
+		return n;
+	long w = 0;
+	for (long o = 0; o < n;) {
+		unsigned short reclen;
+		memcpy(&reclen, buf + o + offsetof(struct dirent64, d_reclen), sizeof(reclen));
+		if (reclen == 0 || (long)reclen > n - o || reclen <= name_off) /* not the kernel's */
+			return n;
+		const char *name = buf + o + name_off;
+		size_t nl = strnlen(name, reclen - name_off);
+		bool hide = nl <= NAME_MAX && !(nl == 1 && name[0] == '.') &&
+			    !(nl == 2 && !memcmp(name, "..", 2));
+		if (hide) {
+			dir[dl] = '/';
+			memcpy(dir + dl + 1, name, nl);
+			dir[dl + 1 + nl] = 0;
+			hide = st__hidden(AT_FDCWD, dir);
+			dir[dl] = 0;
+		}
+		if (!hide) {
+			if (w != o)
+				memmove(buf + w, buf + o, reclen);
+			w += reclen;
+		}
+		o += reclen;
+	}
+	return w;
+}
+
+/* which call reads the records */
+enum { DENTS_GETDENTS64, DENTS_GETDIRENTRIES, DENTS_GETDIRENTRIES64, DENTS_SYSCALL };
+
+static long dents(int how, long nr, int fd, void *buf, size_t len, off64_t *basep)
+{
+	struct st_call c_;
+	bool in = st__enter(&c_);
+	bool filter = in && st__listing_filtered();
+	long n;
+	int after;
+	for (;;) {
+		if (in)
+			errno = c_.saved_errno;
+#define DENTS_CALL                                                                                 \
+	(how == DENTS_GETDENTS64	? (long)REAL(getdents64)(fd, buf, len)                           \
+	 : how == DENTS_GETDIRENTRIES	? (long)REAL(getdirentries)(fd, buf, len, (off_t *)basep)    \
+	 : how == DENTS_GETDIRENTRIES64 ? (long)REAL(getdirentries64)(fd, buf, len, basep)           \
+					: REAL(syscall)(nr, (long)fd, (long)buf, (long)len))
+		n = in ? ST_FORWARD(DENTS_CALL) : DENTS_CALL;
+#undef DENTS_CALL
+		after = errno;
+		if (!filter || n <= 0)
+			break;
+		n = dents_filter(fd, buf, n,
+				 how == DENTS_SYSCALL && nr != SYS_getdents64
+					 ? offsetof(struct dirent64, d_type) /* linux_dirent: name after d_reclen */
+					 : offsetof(struct dirent64, d_name));
+		if (n > 0)
+			break;
+	}
+	if (in)
+		st__leave(&c_);
+	errno = after;
+	return n;
+}
+
+EXPORT ssize_t getdents64(int fd, void *buf, size_t len)
+{
+	return dents(DENTS_GETDENTS64, 0, fd, buf, len, NULL);
+}
+EXPORT ssize_t getdirentries(int fd, char *buf, size_t len, off_t *basep)
+{
+	return dents(DENTS_GETDIRENTRIES, 0, fd, buf, len, (off64_t *)basep);
+}
+EXPORT ssize_t getdirentries64(int fd, char *buf, size_t len, off64_t *basep)
+{
+	return dents(DENTS_GETDIRENTRIES64, 0, fd, buf, len, basep);
+}
+long st__sys_getdents(long nr, int fd, void *buf, size_t len)
+{
+	return dents(DENTS_SYSCALL, nr, fd, buf, len, NULL);
 }

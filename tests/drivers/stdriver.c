@@ -1,10 +1,12 @@
 /* tests/drivers/stdriver.c - perform one file-system call named on argv; print "ok" or the errno name. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
@@ -298,7 +300,66 @@ int main(int argc, char **argv)
 		r = chmod(p, 0600);
 	else if (!strcmp(c, "truncate"))
 		r = truncate(p, 0);
-	else if (!strncmp(c, "fd-", 3)) {
+	else if (!strncmp(c, "list-", 5)) {
+		/* the names of directory p, as one way of listing reads them, each
+		 * followed by a space (not . and ..), then the result line:
+		 * list-readdir_r, list-readdir64_r, list-getdents64,
+		 * list-getdirentries, list-sys-getdents64, list-sys-getdents;
+		 * a small buffer (one record at a time) for the getdents ones */
+		r = 0;
+		if (!strcmp(c, "list-readdir_r") || !strcmp(c, "list-readdir64_r")) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+			DIR *d = opendir(p);
+			struct dirent ent, *e;
+			struct dirent64 ent64, *e64;
+			while (d) {
+				const char *name;
+				if (c[13] == '6') {
+					if ((r = readdir64_r(d, &ent64, &e64)) != 0 || !e64)
+						break;
+					name = e64->d_name;
+				} else {
+					if ((r = readdir_r(d, &ent, &e)) != 0 || !e)
+						break;
+					name = e->d_name;
+				}
+				if (strcmp(name, ".") && strcmp(name, ".."))
+					printf("%s ", name);
+			}
+			r = !d ? -1 : r ? (errno = r, -1) : 0;
+#pragma GCC diagnostic pop
+		} else {
+			int fd = open(p, O_RDONLY | O_DIRECTORY);
+			bool old = !strcmp(c, "list-sys-getdents");
+			size_t name_off = old ? 18 : offsetof(struct dirent64, d_name);
+			long n = fd < 0 ? -1 : 1;
+			while (n > 0) {
+				off_t base;
+				size_t len = 48; /* one record of a short name */
+				if (!strcmp(c, "list-getdents64"))
+					n = getdents64(fd, buf, len);
+				else if (!strcmp(c, "list-getdirentries"))
+					n = getdirentries(fd, buf, len, &base);
+				else if (!strcmp(c, "list-sys-getdents64"))
+					n = syscall(SYS_getdents64, fd, buf, len);
+				else if (old)
+					n = syscall(SYS_getdents, fd, buf, len);
+				else
+					n = (errno = EINVAL, -1);
+				for (long o = 0; o < n;) {
+					unsigned short reclen;
+					memcpy(&reclen, buf + o + offsetof(struct dirent64, d_reclen),
+					       sizeof(reclen));
+					const char *name = buf + o + name_off;
+					if (strcmp(name, ".") && strcmp(name, ".."))
+						printf("%s ", name);
+					o += reclen;
+				}
+			}
+			r = n < 0 ? -1 : 0;
+		}
+	} else if (!strncmp(c, "fd-", 3)) {
 		/* a metadata write through a descriptor opened for reading:
 		 * fd-fchmod, fd-fchown, fd-futimes, fd-fsetxattr */
 		int fd = open(p, O_RDONLY);

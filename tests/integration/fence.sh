@@ -92,6 +92,14 @@ out=$("$ST" run --fence --policy "$W/policy2" -- find "$W/in/mixed" -type f | so
 check "find (fts) hides the denied name" test "$out" = "$W/in/mixed/visible "
 out=$("$ST" run --fence --policy "$W/policy2" -- /usr/bin/python3 -c "import os; print(sorted(os.listdir('$W/in/mixed')))")
 check "python listdir hides the denied name" test "$out" = "['visible']"
+# the other ways of reading a directory: readdir_r, getdents64, getdirentries, syscall()
+for how in readdir_r readdir64_r getdents64 getdirentries sys-getdents64 sys-getdents; do
+	out=$("$ST" run --fence --policy "$W/policy2" -- "$DRV" list-$how "$W/in/mixed" | tr '\n' ' ')
+	check "list-$how hides the denied name (got: $out)" test "$out" = "visible ok "
+	out=$("$ST" run -- "$DRV" list-$how "$W/in/mixed" | tr '\n' ' ')
+	check "list-$how without a policy lists both (got: $out)" \
+		test "$out" = "secret.key visible ok " -o "$out" = "visible secret.key ok "
+done
 out=$("$ST" run --policy "$W/policy2" -- ls "$W/in/mixed" | tr '\n' ' ')
 check "trace-only listing unchanged" test "$out" = "secret.key visible " -o "$out" = "visible "
 out=$("$ST" run -- ls "$W/in/mixed" | tr '\n' ' ')
