@@ -93,6 +93,14 @@ static long sys_fchmodat2(int dirfd, const char *path, mode_t mode, int flags)
 		 REAL(syscall)(SYS_fchmodat2, dirfd, path, mode, flags));
 }
 
+/* utimensat with a null path: the file of dirfd itself (the kernel's
+ * futimens), which glibc's utimensat refuses (EINVAL): forwarded as it came */
+static long sys_utimensat_fd(int fd, const struct timespec *ts, int flags)
+{
+	ONE_PATH(long, -1, (r_ < 0), fd, "", K_W, false, true,
+		 REAL(syscall)(SYS_utimensat, fd, NULL, ts, flags));
+}
+
 #define P(x) ((const char *)(x))
 #define I(x) ((int)(x))
 
@@ -185,6 +193,8 @@ EXPORT long syscall(long nr, ...)
 	case SYS_truncate:
 		return truncate(P(a1), (off_t)a2);
 	case SYS_utimensat:
+		if (!P(a2))
+			return sys_utimensat_fd(I(a1), (const struct timespec *)a3, I(a4));
 		return utimensat(I(a1), P(a2), (const struct timespec *)a3, I(a4));
 	case SYS_mknodat:
 		return mknodat(I(a1), P(a2), (mode_t)a3, (dev_t)a4);

@@ -848,6 +848,11 @@ static void run_all(void)
 	CASE("SYS_utimes", "F") res(syscall(SYS_utimes, p, NULL));
 	CASE("SYS_futimesat", "F") res(syscall(SYS_futimesat, wfd, rel(""), NULL));
 	CASE("SYS_utimensat", "F") res(syscall(SYS_utimensat, wfd, rel(""), NULL, 0));
+	CASE("SYS_utimensat-fd", "F") /* a null path: the file of the descriptor */
+	{
+		TRY(fd = open(p, O_RDONLY));
+		res(syscall(SYS_utimensat, fd, NULL, NULL, 0));
+	}
 	CASE("SYS_setxattr", "F") res(syscall(SYS_setxattr, p, "user.fam", "2", 1, 0));
 	CASE("SYS_getxattr", "X") res(syscall(SYS_getxattr, p, "user.fam", buf, sizeof(buf)));
 	CASE("SYS_listxattr", "X") res(syscall(SYS_listxattr, p, buf, sizeof(buf)));

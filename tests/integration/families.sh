@@ -275,6 +275,7 @@ SYS_utime               W fam-SYS_utime
 SYS_utimes              W fam-SYS_utimes
 SYS_futimesat           W fam-SYS_futimesat
 SYS_utimensat           W fam-SYS_utimensat
+SYS_utimensat-fd        W fam-SYS_utimensat-fd
 SYS_setxattr            W fam-SYS_setxattr
 SYS_getxattr            Q fam-SYS_getxattr
 SYS_listxattr           Q fam-SYS_listxattr
