@@ -3,7 +3,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <mntent.h>
+#include <semaphore.h>
 #include <sys/inotify.h>
+#include <sys/ipc.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -113,6 +116,86 @@ EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 		return REAL(freopen64)(path, mode, stream);
 	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, path, st_fopen_kind(mode), false, false,
 		 REAL(freopen64)(path, mode, stream));
+}
+
+/* ---- files libc opens itself, by an internal call ---- */
+EXPORT FILE *setmntent(const char *path, const char *mode)
+{
+	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, path, st_fopen_kind(mode), false, false,
+		 REAL(setmntent)(path, mode));
+}
+/*
+ * POSIX shared memory and named semaphores are files in glibc's directory
+ * /dev/shm: "/dev/shm/NAME" and "/dev/shm/sem.NAME", NAME without its
+ * leading slashes.  A name glibc refuses before it opens anything (empty,
+ * with a slash inside, too long) is forwarded unjudged for glibc's error.
+ */
+#define SHM_DIR "/dev/shm/"
+static const char *shm_path(char *buf, size_t cap, const char *name, const char *prefix)
+{
+	if (!name)
+		return NULL;
+	while (*name == '/')
+		name++;
+	size_t n = strlen(name), pl = strlen(prefix);
+	if (n == 0 || memchr(name, '/', n) || pl + n >= NAME_MAX ||
+	    sizeof(SHM_DIR) + pl + n > cap)
+		return NULL;
+	memcpy(buf, SHM_DIR, sizeof(SHM_DIR) - 1);
+	memcpy(buf + sizeof(SHM_DIR) - 1, prefix, pl);
+	memcpy(buf + sizeof(SHM_DIR) - 1 + pl, name, n + 1);
+	return buf;
+}
+EXPORT int shm_open(const char *name, int flags, mode_t mode)
+{
+	char buf[sizeof(SHM_DIR) + NAME_MAX + 1];
+	const char *path = shm_path(buf, sizeof(buf), name, "");
+	if (!path)
+		return REAL(shm_open)(name, flags, mode);
+	/* glibc opens it with O_NOFOLLOW */
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), true, false,
+		 REAL(shm_open)(name, flags, mode));
+}
+EXPORT int shm_unlink(const char *name)
+{
+	char buf[sizeof(SHM_DIR) + NAME_MAX + 1];
+	const char *path = shm_path(buf, sizeof(buf), name, "");
+	if (!path)
+		return REAL(shm_unlink)(name);
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, REAL(shm_unlink)(name));
+}
+/* A semaphore is opened for reading and writing (its count is shared
+ * memory the caller changes), or made under its name: a write either way. */
+EXPORT sem_t *sem_open(const char *name, int flags, ...)
+{
+	mode_t mode = 0;
+	unsigned value = 0;
+	if (flags & O_CREAT) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		value = va_arg(ap, unsigned);
+		va_end(ap);
+	}
+	char buf[sizeof(SHM_DIR) + NAME_MAX + 1];
+	const char *path = shm_path(buf, sizeof(buf), name, "sem.");
+	if (!path)
+		return REAL(sem_open)(name, flags, mode, value);
+	ONE_PATH(sem_t *, SEM_FAILED, (r_ == SEM_FAILED), AT_FDCWD, path, K_W, true, false,
+		 REAL(sem_open)(name, flags, mode, value));
+}
+EXPORT int sem_unlink(const char *name)
+{
+	char buf[sizeof(SHM_DIR) + NAME_MAX + 1];
+	const char *path = shm_path(buf, sizeof(buf), name, "sem.");
+	if (!path)
+		return REAL(sem_unlink)(name);
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, REAL(sem_unlink)(name));
+}
+/* ftok names a file by its device and inode: a stat */
+EXPORT key_t ftok(const char *path, int id)
+{
+	ONE_PATH(key_t, -1, (r_ == -1), AT_FDCWD, path, K_Q, false, false, REAL(ftok)(path, id));
 }
 
 /* ---- stat family ---- */

@@ -26,6 +26,7 @@
 #include <ftw.h>
 #include <glob.h>
 #include <limits.h>
+#include <mntent.h>
 #include <linux/openat2.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/ipc.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -334,6 +336,9 @@ static void run_all(void)
 	CASE("fopen-x", "") resp(fopen(p, "wx"));
 	CASE("fopen64", "F") resp(fopen64(p, "r"));
 	CASE("fopen64-w", "") resp(fopen64(p, "w"));
+	/* files libc opens or looks up by an internal call */
+	CASE("setmntent", "F") resp(setmntent(p, "r"));
+	CASE("ftok", "F") res(ftok(p, 1));
 	CASE("freopen", "F")
 	{
 		FILE *f = fopen("/dev/null", "r");

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <semaphore.h>
+#include <sys/mman.h>
 #include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -300,6 +302,15 @@ int main(int argc, char **argv)
 		r = chmod(p, 0600);
 	else if (!strcmp(c, "truncate"))
 		r = truncate(p, 0);
+	else if (!strcmp(c, "shm-open")) /* p: a POSIX shared memory name */
+		r = shm_open(p, O_CREAT | O_RDWR, 0600);
+	else if (!strcmp(c, "shm-unlink"))
+		r = shm_unlink(p);
+	else if (!strcmp(c, "sem-open")) {
+		sem_t *s = sem_open(p, O_CREAT, 0600, 1);
+		r = s == SEM_FAILED ? -1 : 0;
+	} else if (!strcmp(c, "sem-unlink"))
+		r = sem_unlink(p);
 	else if (!strncmp(c, "list-", 5)) {
 		/* the names of directory p, as one way of listing reads them, each
 		 * followed by a space (not . and ..), then the result line:

@@ -22,6 +22,15 @@ R2=$W/py.jsonl
 check "python3 read"  has R "$W/in.txt" "$R2"
 check "python3 write" has W "$W/py.out" "$R2"
 
+# POSIX shared memory and named semaphores are files in /dev/shm that glibc opens
+# itself: each is recorded under its file's name
+R2s=$W/shm.jsonl
+shm=st-basic-$$
+"$ST" run --report "$R2s" -- sh -c "$DRV shm-open /$shm && $DRV shm-unlink /$shm && $DRV sem-open /$shm && $DRV sem-unlink /$shm" >/dev/null
+check "shm_open, sem_open: run exits 0" test $? -eq 0
+check "shm_open: a write of /dev/shm/$shm" has W "/dev/shm/$shm" "$R2s"
+check "sem_open: a write of /dev/shm/sem.$shm" has W "/dev/shm/sem.$shm" "$R2s"
+
 # a hostile file name is recorded byte for byte and escaped
 R3=$W/hostile.jsonl
 name=$(printf 'we\tird\nna\\me\377\303\251')

@@ -60,6 +60,8 @@ fopen-a                 W fam-fopen-a
 fopen-x                 W fam-fopen-x
 fopen64                 R fam-fopen64
 fopen64-w               W fam-fopen64-w
+setmntent               R fam-setmntent
+ftok                    Q fam-ftok
 freopen                 R fam-freopen
 freopen64               W fam-freopen64
 open-tmpfile            W fam-open-tmpfile

@@ -43,6 +43,16 @@ for call in fd-fchmod fd-fchown fd-futimes fd-fsetxattr; do
 	check "$call on a read-only file is EACCES" test "$out" = EACCES
 done
 check "fd-fchmod: mode unchanged" test "$(stat -c %a "$W/ro/f")" = 644
+# shm_open and sem_open create files in /dev/shm, readable only here: refused as
+# any other write there (EACCES), and nothing is made
+shm=st-fence-$$
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" shm-open "/$shm")
+check "shm_open of a new name under /dev/shm (read only) is EACCES" test "$out" = EACCES
+check "shm_open: nothing made" test ! -e "/dev/shm/$shm"
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" sem-open "/$shm")
+check "sem_open of a new name under /dev/shm (read only) is EACCES" test "$out" = EACCES
+check "sem_open: nothing made" test ! -e "/dev/shm/sem.$shm"
+rm -f "/dev/shm/$shm" "/dev/shm/sem.$shm"
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-r "$W/in/mine")
 check "allowed read works" test "$out" = ok
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-creat "$W/in/made")
