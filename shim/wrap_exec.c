@@ -447,8 +447,10 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
  * the program was read and is an ELF program of this machine (native_elf).
  * keep: when not NULL, the descriptor opened here (PROBE_OPEN_HERE) is left
  * open in *keep for the caller to close (-1 when none), not closed. */
-static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool *elf, int *keep)
+static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool *elf, int *keep,
+			  int *ierr)
 {
+	*ierr = 0;
 	if (keep)
 		*keep = -1;
 	const char *path = a->resolved ? a->rpath : a->abs;
@@ -475,11 +477,21 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 		st__send_access(&acc, path, acc.path_len, NULL, 0);
 	}
 	st__post(a, 0);
-	if (!why && interp[0] == '/') {
-		/* a missing interpreter is a failed lookup (the exec fails with
-		 * ENOENT), not an exec */
+	if (!why && interp[0]) {
+		/* the interpreter is an exec of its own, judged as one: one the
+		 * sandbox hides fails the exec as a missing interpreter does
+		 * (ENOENT); a missing interpreter is a failed lookup, not an exec.
+		 * A relative one is taken from the cwd, as the kernel does. */
+		struct st_acc *b = &st__tls_acc[1];
+		st__acc_init(b, AT_FDCWD, interp, K_X, false);
+		int e = st__pre(b);
+		if (e) {
+			st__acc_done(b);
+			*ierr = e;
+			return why;
+		}
 		bool there = ST_SYSCALL(SYS_faccessat, AT_FDCWD, interp, F_OK) == 0;
-		st__record_path(AT_FDCWD, interp, K_X, false, there ? 0 : ENOENT);
+		st__post(b, there ? 0 : ENOENT);
 	}
 	return why;
 }
@@ -522,7 +534,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	if (absent)
 		st__acc_done(a);
 	else if ((e = st__pre(a)) == 0)
-		why = note_exec(a, fd, interp, &elf, NULL);
+		why = note_exec(a, fd, interp, &elf, NULL, &e);
 	struct exe_hint hint = {0};
 	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
 	 * the image asks it; named while the program is open */
@@ -728,17 +740,25 @@ EXPORT int execle(const char *path, const char *arg, ...)
  * posix_spawn: glibc's child runs in clone(CLONE_VM|CLONE_VFORK) and execs
  * with internal calls, so the parent checks, reports and re-injects here.
  * ------------------------------------------------------------------------ */
-static bool spawn_find(const char *file, char *out, size_t cap)
+/* The first candidate of posix_spawnp's search for file into out: file
+ * itself when it has a slash, else from PATH at *cursor (NULL: the start),
+ * which is left after the candidate found, for a search that goes on past
+ * it (NULL when PATH is done). */
+static bool spawn_find(const char *file, char *out, size_t cap, const char **cursor,
+		       bool *eacces)
 {
 	size_t flen = strlen(file);
 	if (strchr(file, '/')) {
+		*cursor = NULL;
 		if (flen + 1 > cap)
 			return false;
 		memcpy(out, file, flen + 1);
 		return true;
 	}
-	for (const char *cur = path_var(); cur;) {
-		if (!path_next(&cur, file, flen, out, cap))
+	if (!*cursor)
+		*cursor = path_var();
+	for (const char **cur = cursor; *cur;) {
+		if (!path_next(cur, file, flen, out, cap))
 			continue;
 		/* as glibc's search: the first candidate the exec would take;
 		 * a directory (which X_OK lets through) or a file without
@@ -749,8 +769,10 @@ static bool spawn_find(const char *file, char *out, size_t cap)
 			st__record_path(AT_FDCWD, out, K_X, false, ENOENT);
 		else if (S_ISREG(st.st_mode) && ST_SYSCALL(SYS_faccessat, AT_FDCWD, out, X_OK) == 0)
 			return true;
-		else
+		else {
 			st__record_path(AT_FDCWD, out, K_Q, false, 0); /* there, not runnable */
+			*eacces = true;
+		}
 	}
 	return false;
 }
@@ -772,17 +794,40 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	const char *prog = NULL;
 	int pfd = -1; /* the program, left open by note_exec for its name */
 	interp[0] = 0;
-	if (file && (!search || spawn_find(file, found, sizeof(found)))) {
+	/* a PATH candidate the sandbox hides (or whose interpreter it hides) is
+	 * passed over as a missing one is, and the search goes on: the one
+	 * found after it is then spawned by its path (glibc's own search would
+	 * take the hidden one again) */
+	const char *cur = NULL;
+	bool direct = false;
+	int skipped = 0;
+	bool eacces = false; /* a candidate passed over was there but not runnable */
+	while (file && (!search || spawn_find(file, found, sizeof(found), &cur, &eacces))) {
 		prog = search ? found : file;
 		struct st_acc *a = &st__tls_acc[0];
 		st__acc_init(a, AT_FDCWD, search ? found : file, K_X, false);
-		int e = st__pre(a);
+		int e = st__pre(a), ie = 0;
+		if (!e) {
+			why = note_exec(a, PROBE_OPEN_HERE, interp, &elf, &pfd, &ie);
+			if (ie && pfd >= 0) {
+				ST_SYSCALL(SYS_close, pfd);
+				pfd = -1;
+			}
+			e = ie;
+		}
+		if (e && search && cur && (e == ENOENT || e == EACCES)) {
+			skipped = skipped == EACCES ? EACCES : e;
+			direct = true;
+			prog = NULL;
+			interp[0] = 0;
+			why = 0;
+			continue;
+		}
 		if (e) {
 			st__leave(&c);
 			errno = c.saved_errno;
 			return e; /* posix_spawn returns the error number */
 		}
-		why = note_exec(a, PROBE_OPEN_HERE, interp, &elf, &pfd);
 		if (a->refuse) { /* --verify --fence: the program failed verification */
 			if (pfd >= 0)
 				ST_SYSCALL(SYS_close, pfd);
@@ -790,6 +835,12 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 			errno = c.saved_errno;
 			return EACCES;
 		}
+		break;
+	}
+	if (direct && !prog) { /* every candidate was hidden or missing */
+		st__leave(&c);
+		errno = c.saved_errno;
+		return eacces ? EACCES : skipped;
 	}
 	struct st_env env;
 	struct st_acc *slot = &st__tls_acc[0]; /* done with (or never used) */
@@ -803,8 +854,9 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, slot->absbuf, sizeof(slot->absbuf),
 		&hint);
 	errno = c.saved_errno;
-	r = ST_FORWARD(search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env.envp)
-			      : REAL(posix_spawn)(pid, file, fa, attr, argv, env.envp));
+	r = ST_FORWARD(search && !direct
+			       ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env.envp)
+			       : REAL(posix_spawn)(pid, direct ? found : file, fa, attr, argv, env.envp));
 	int after = errno;
 	env_free(&env);
 	/* a program that is not there: the lookup failed (posix_spawnp's

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -397,6 +398,25 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "exec")) {
 		execl(p, p, (char *)NULL);
 		r = -1;
+	} else if (!strcmp(c, "spawnp") || !strcmp(c, "spawn") || !strcmp(c, "execvp")) {
+		/* p run by posix_spawnp (a PATH search), posix_spawn or execvp;
+		 * the result line after the child's output */
+		char *av[] = {(char *)p, NULL};
+		if (c[0] == 'e') {
+			execvp(p, av);
+			r = -1;
+		} else {
+			pid_t pid;
+			fflush(stdout);
+			int e = c[5] == 'p' ? posix_spawnp(&pid, p, NULL, NULL, av, environ)
+					    : posix_spawn(&pid, p, NULL, NULL, av, environ);
+			int ws = 0;
+			if (e == 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws) &&
+			    WEXITSTATUS(ws) == 0)
+				r = 0;
+			else
+				r = (errno = e ? e : ECHILD, -1);
+		}
 	} else if (!strcmp(c, "fdopen-conn")) {
 		struct stat st;
 		char q[4096];

@@ -63,6 +63,31 @@ out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-r "$W/in/esc")
 check "symlink escape denied" test "$out" = ENOENT
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" lstat "$W/in/esc")
 check "lstat of the link itself allowed" test "$out" = ok
+# a #! script in the sandbox whose interpreter is outside it: the interpreter is an exec
+# of its own, hidden as a missing one (ENOENT), whether run by execve or posix_spawn
+mkdir -p "$W/out/bin" "$W/in/bin" "$W/in/bin2"
+cp "$DRV" "$W/out/bin/interp"
+printf '#!%s\n' "$W/out/bin/interp" > "$W/in/bin/viaout"
+chmod +x "$W/in/bin/viaout"
+for how in exec spawn; do
+	R5=$W/interp-$how.jsonl
+	out=$("$ST" run --fence --policy "$W/policy" --report "$R5" -- "$DRV" $how "$W/in/bin/viaout")
+	check "$how of a script whose interpreter is denied: ENOENT (got: $out)" test "$out" = ENOENT
+	check "$how: the interpreter's exec is a violation" \
+		sh -c "grep '\"type\":\"violation\"' '$R5' | grep -qF '\"path\":\"$W/out/bin/interp\"'"
+done
+# a PATH search passes over a program the sandbox hides and takes the next one, in
+# posix_spawnp as in execvp (glibc's own search would take the hidden one)
+printf '#!/bin/sh\necho hidden-one\n' > "$W/out/bin/tool"
+printf '#!/bin/sh\necho visible-one\n' > "$W/in/bin2/tool"
+chmod +x "$W/out/bin/tool" "$W/in/bin2/tool"
+for how in spawnp execvp; do
+	out=$(PATH="$W/out/bin:$W/in/bin2:/usr/bin:/bin" "$ST" run --fence --policy "$W/policy" -- "$DRV" $how tool | tr '\n' ' ')
+	check "$how: a hidden first PATH candidate is passed over (got: $out)" \
+		test "$out" = "visible-one ok " -o "$out" = "visible-one "
+done
+out=$(PATH="$W/out/bin:/usr/bin:/bin" "$ST" run --fence --policy "$W/policy" -- "$DRV" spawnp tool)
+check "spawnp: only a hidden candidate: ENOENT (got: $out)" test "$out" = ENOENT
 # rename out of the sandbox: both names are judged
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" rename "$W/in/mine" "$W/out/mine")
 check "rename to a denied place refused" test "$out" != ok
