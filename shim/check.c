@@ -313,6 +313,11 @@ static bool make_abs(struct st_acc *a)
 				return false;
 			}
 		}
+		/* AT_EMPTY_PATH: the file the descriptor refers to, never what
+		 * its name leads to: a descriptor of a symlink itself (O_PATH |
+		 * O_NOFOLLOW) is named by the link's path, and fstatat, statx,
+		 * fchownat... act on the link, as lstat does */
+		a->nofollow = true;
 	}
 	if (p[0] != '/') {
 		if (a->dirfd == AT_FDCWD)

@@ -371,6 +371,20 @@ int main(int argc, char **argv)
 			}
 			r = n < 0 ? -1 : 0;
 		}
+	} else if (!strcmp(c, "opath-link-empty")) {
+		/* the calls with AT_EMPTY_PATH on an O_PATH descriptor of a
+		 * symlink act on the link itself: ok when each sees a link */
+		struct statx sx;
+		int fd = open(p, O_PATH | O_NOFOLLOW);
+		r = fd < 0 ? -1 : fstatat(fd, "", &st, AT_EMPTY_PATH);
+		if (r == 0 && !S_ISLNK(st.st_mode))
+			r = (errno = EINVAL, -1);
+		if (r == 0)
+			r = statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, &sx);
+		if (r == 0 && !S_ISLNK(sx.stx_mode))
+			r = (errno = EINVAL, -1);
+		if (r == 0)
+			r = fchownat(fd, "", getuid(), getgid(), AT_EMPTY_PATH);
 	} else if (!strncmp(c, "fd-", 3)) {
 		/* a metadata write through a descriptor opened for reading:
 		 * fd-fchmod, fd-fchown, fd-futimes, fd-fsetxattr */

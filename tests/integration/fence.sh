@@ -63,6 +63,10 @@ out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-r "$W/in/esc")
 check "symlink escape denied" test "$out" = ENOENT
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" lstat "$W/in/esc")
 check "lstat of the link itself allowed" test "$out" = ok
+# AT_EMPTY_PATH on an O_PATH|O_NOFOLLOW descriptor of that link acts on the link, as
+# lstat does: allowed (fstatat, statx, fchownat), not judged by the denied target
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" opath-link-empty "$W/in/esc")
+check "AT_EMPTY_PATH calls on a descriptor of the link itself allowed (got: $out)" test "$out" = ok
 # a #! script in the sandbox whose interpreter is outside it: the interpreter is an exec
 # of its own, hidden as a missing one (ENOENT), whether run by execve or posix_spawn
 mkdir -p "$W/out/bin" "$W/in/bin" "$W/in/bin2"
