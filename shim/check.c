@@ -1081,9 +1081,11 @@ int st__pre(struct st_acc *a)
 		return 0;
 	}
 	a->deny_err = (v & SANDTRACE_V_EACCES) ? EACCES : ENOENT;
-	/* a violation: recorded once per (kind, path) */
+	/* a violation: recorded once per (kind, path).  A quiet check (a
+	 * listing's filter) records nothing and marks nothing: the mark would
+	 * make the program's own access of the name later unreported */
 	bool first = true;
-	if (st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL)) {
+	if (!a->quiet && st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL)) {
 		size_t klen;
 		const char *k = key_as_resolved(a, &klen);
 		first = sandtrace_ctrie_insert(&st__g.arena, key_of(a->kind, a->nofollow) | 0x80u,

@@ -131,6 +131,14 @@ out=$("$ST" run --fence --policy "$W/policy2" -- find "$W/in/mixed" -type f | so
 check "find (fts) hides the denied name" test "$out" = "$W/in/mixed/visible "
 out=$("$ST" run --fence --policy "$W/policy2" -- /usr/bin/python3 -c "import os; print(sorted(os.listdir('$W/in/mixed')))")
 check "python listdir hides the denied name" test "$out" = "['visible']"
+# a listing that leaves the name out records no violation, and does not keep the
+# program's own access of the name afterwards from being reported as one
+R6=$W/list-then-lstat.jsonl
+# (coreutils stat does not follow the name: the key the listing's filter judged)
+out=$("$ST" run --fence --policy "$W/policy2" --report "$R6" -- sh -c "ls '$W/in/mixed' >/dev/null; stat '$W/in/mixed/secret.key' >/dev/null 2>&1 || echo hidden")
+check "stat of the hidden name after a listing fails (got: $out)" test "$out" = hidden
+check "stat of the hidden name after a listing: a violation" \
+	sh -c "grep '\"type\":\"violation\"' '$R6' | grep -qF '\"path\":\"$W/in/mixed/secret.key\"'"
 # the other ways of reading a directory: readdir_r, getdents64, getdirentries, syscall()
 for how in readdir_r readdir64_r getdents64 getdirentries sys-getdents64 sys-getdents; do
 	out=$("$ST" run --fence --policy "$W/policy2" -- "$DRV" list-$how "$W/in/mixed" | tr '\n' ' ')
