@@ -1248,6 +1248,19 @@ bool st__hidden(int dirfd, const char *path)
 	return e == ENOENT;
 }
 
+int st__refused(int dirfd, const char *path, unsigned kind, bool nofollow, bool empty)
+{
+	int saved = errno;
+	struct st_acc *a = &st__tls_acc[1];
+	st__acc_init(a, dirfd, path, kind, nofollow);
+	a->empty_path = empty;
+	a->quiet = true;
+	int e = st__pre(a);
+	st__acc_done(a);
+	errno = saved;
+	return e;
+}
+
 static void record_in(struct st_acc *a, int dirfd, const char *path, unsigned kind, bool nofollow,
 		      int err)
 {

@@ -468,6 +468,10 @@ void st__acc_done(struct st_acc *a);
  * directory listing?  Only a denial counts, nothing is recorded, errno is
  * preserved.  Called inside an entered wrapper (uses access slot 1). */
 bool st__hidden(int dirfd, const char *path);
+/* st__refused - would the sandbox refuse an access of this kind to this
+ * name?  Its errno (ENOENT, EACCES), or 0.  Quiet like st__hidden: nothing
+ * recorded, no violation; errno preserved; inside an entered wrapper. */
+int st__refused(int dirfd, const char *path, unsigned kind, bool nofollow, bool empty);
 /* st__resolve_exe - the program an exec of the absolute path will run, as
  * the kernel's /proc/<pid>/exe will name it (symlinks followed, the same
  * resolution as a judged access, memoised directories included), worked

@@ -287,6 +287,8 @@ int main(int argc, char **argv)
 		r = lstat(p, &st);
 	else if (!strcmp(c, "access"))
 		r = access(p, F_OK);
+	else if (!strcmp(c, "access-w"))
+		r = access(p, W_OK);
 	else if (!strcmp(c, "readlink"))
 		r = (int)readlink(p, buf, sizeof(buf));
 	else if (!strcmp(c, "unlink"))

@@ -36,6 +36,14 @@ check "O_CREAT of hidden name is ENOENT" test "$out" = ENOENT
 check "nothing created outside" test ! -e "$W/out/new"
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-creat "$W/ro/new")
 check "write into visible read-only place is EACCES" test "$out" = EACCES
+# access(W_OK) answers what a write would get: EACCES where the sandbox lets the
+# program read but not write, ok where it may write (no violation for asking)
+R7=$W/access-w.jsonl
+out=$("$ST" run --fence --policy "$W/policy" --report "$R7" -- "$DRV" access-w "$W/ro/f")
+check "access(W_OK) of a read-only file is EACCES (got: $out)" test "$out" = EACCES
+check "access(W_OK): no violation" test "$(summary_field "$R7" violations)" = 0
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" access-w "$W/in/mine")
+check "access(W_OK) of a writable file is ok (got: $out)" test "$out" = ok
 # a metadata write through a descriptor opened for reading is a write too
 chmod 644 "$W/ro/f"
 for call in fd-fchmod fd-fchown fd-futimes fd-fsetxattr; do
