@@ -991,6 +991,56 @@ EXPORT pid_t fork(void)
 	return st__fork();
 }
 
+/*
+ * A child made by clone without CLONE_VM (libc's clone(), or syscall() with
+ * SYS_clone, SYS_clone3 or SYS_fork): a forked child no fork wrapper saw.
+ * Without this its records went on in the parent's log chunk under the
+ * parent's pid (the arena is shared memory), and it had no process record.
+ * Its first steps are a forked child's; with CLONE_FILES the descriptor
+ * table is the parent's, so the parent's connection is left open, not ours
+ * to close.  A child sharing the memory (CLONE_VM) is left alone: what it
+ * would reset is its parent's.
+ */
+void st__clone_child(int32_t parent, bool shared_files)
+{
+	if (!st__g.active || st__vchild)
+		return;
+	st__depth++;
+	if (shared_files)
+		st__g.fd = -1;
+	forked_child(parent);
+	st__depth--;
+}
+
+struct clone_tramp {
+	int (*fn)(void *);
+	void *arg;
+	int32_t parent;
+	bool files;
+};
+/* in the child: on its own copy of the parent's memory, so t (in the
+ * parent's frame at the time of the clone) is readable */
+static int clone_tramp(void *p)
+{
+	struct clone_tramp *t = p;
+	st__clone_child(t->parent, t->files);
+	return t->fn(t->arg);
+}
+EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	pid_t *ptid = va_arg(ap, pid_t *);
+	void *tls = va_arg(ap, void *);
+	pid_t *ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	st__init();
+	if (!st__g.active || st__depth || st__vchild || !fn || (flags & (CLONE_VM | CLONE_THREAD)))
+		return REAL(clone)(fn, stack, flags, arg, ptid, tls, ctid);
+	struct clone_tramp t = {fn, arg, st__g.pid, (flags & CLONE_FILES) != 0};
+	return REAL(clone)(clone_tramp, stack, flags, &t, ptid, tls, ctid);
+}
+
 __thread bool st__vchild;
 __thread struct st_vfork st__vf;
 

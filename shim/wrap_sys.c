@@ -1,5 +1,7 @@
 /* shim/wrap_sys.c - libc's syscall(): file-system system call numbers are decoded like their named wrappers. */
 #include <linux/openat2.h>
+#include <linux/sched.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -53,6 +55,7 @@ int utimes(const char *, const struct timeval *);
 int futimesat(int, const char *, const struct timeval *);
 int chroot(const char *);
 long st__sys_getdents(long nr, int fd, void *buf, size_t len); /* wrap_dir.c */
+void st__clone_child(int32_t parent, bool shared_files); /* wrap_exec.c */
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452 /* Linux 6.6; the number is the same on every architecture */
@@ -246,6 +249,22 @@ EXPORT long syscall(long nr, ...)
 		return execve(P(a1), (char *const *)a2, (char *const *)a3);
 	case SYS_execveat:
 		return execveat(I(a1), P(a2), (char *const *)a3, (char *const *)a4, I(a5));
+	/* a child with memory of its own: its first steps are a forked
+	 * child's (one that shares the memory is left alone) */
+	case SYS_clone:
+#ifdef SYS_fork
+	case SYS_fork:
+#endif
+	case SYS_clone3: {
+		unsigned long flags = nr == SYS_clone ? (unsigned long)a1
+				      : nr == SYS_clone3 && a1 ? ((const struct clone_args *)a1)->flags
+								: 0;
+		int32_t parent = st__g.pid;
+		long r = REAL(syscall)(nr, a1, a2, a3, a4, a5, a6);
+		if (r == 0 && !(flags & (CLONE_VM | CLONE_THREAD)))
+			st__clone_child(parent, (flags & CLONE_FILES) != 0);
+		return r;
+	}
 	/* a reaped child's status, as the wait wrappers report it */
 	case SYS_wait4:
 		return wait4((pid_t)a1, (int *)a2, I(a3), (struct rusage *)a4);

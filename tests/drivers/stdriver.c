@@ -263,6 +263,18 @@ static void *tsd_thread(void *unused)
 	return NULL;
 }
 
+/* clonefn-stat's child: stat of p-child, then its pid */
+static int clone_child_stat(void *arg)
+{
+	char q[4096];
+	struct stat st;
+	snprintf(q, sizeof(q), "%s-child", (const char *)arg);
+	int rc = stat(q, &st);
+	printf("child %ld\n", (long)syscall(SYS_getpid));
+	fflush(stdout);
+	return rc == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -596,6 +608,20 @@ int main(int argc, char **argv)
 		if (pid < 0 || waitpid((pid_t)pid, &ws, 0) != (pid_t)pid || !WIFEXITED(ws) ||
 		    WEXITSTATUS(ws) != 0)
 			r = (errno = ECHILD, -1);
+		snprintf(q, sizeof(q), "%s-after", p);
+		if (r == 0)
+			r = stat(q, &st);
+	} else if (!strcmp(c, "clonefn-stat")) {
+		/* as rawfork-stat, with libc's clone() (no CLONE_VM): the
+		 * child runs clone_child_stat on a stack of its own */
+		static char stack[64 * 1024];
+		r = stat(p, &st);
+		fflush(stdout);
+		pid_t pid = clone(clone_child_stat, stack + sizeof(stack), SIGCHLD, (void *)p);
+		int ws;
+		if (pid < 0 || waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws) || WEXITSTATUS(ws) != 0)
+			r = (errno = ECHILD, -1);
+		char q[4096];
 		snprintf(q, sizeof(q), "%s-after", p);
 		if (r == 0)
 			r = stat(q, &st);

@@ -134,6 +134,22 @@ got = [r.get("pid") for r in map(json.loads, open(sys.argv[1]))
        if r["type"] == "access" and r.get("path") == sys.argv[2]]
 sys.exit(0 if got and all(p == int(sys.argv[3]) for p in got) else "pids %r" % got)' "$R7b" "$W/rf-child" "${cpid:-0}"
 check "raw clone: the parent's stat after it recorded" has Q "$W/rf-after" "$R7b"
+# the same with the arena (the default): the child's record goes to a log chunk of its
+# own with its own pid, and the child has a process record; likewise for libc's
+# clone() without CLONE_VM
+for call in rawfork-stat clonefn-stat; do
+	R7c=$W/$call-arena.jsonl
+	out=$(timeout 30 "$ST" run --report "$R7c" -- "$DRV" $call "$W/rf")
+	cpid=$(echo "$out" | sed -n 's/^child //p')
+	check "$call (arena): parent and child done ($out)" test "$(echo "$out" | tail -1)" = ok
+	check "$call (arena): the child's stat is the child's (pid $cpid)" python3 -c '
+import json, sys
+got = [r.get("pid") for r in map(json.loads, open(sys.argv[1]))
+       if r["type"] == "access" and r.get("path") == sys.argv[2]]
+sys.exit(0 if got and all(p == int(sys.argv[3]) for p in got) else "pids %r" % got)' "$R7c" "$W/rf-child" "${cpid:-0}"
+	check "$call (arena): a process record of the child" \
+		sh -c "grep '\"type\":\"process\"' '$R7c' | grep -q '\"pid\":${cpid:-0},'"
+done
 # a full arena stops caching: nothing is lost (records go over the socket), the report says so
 mkdir many; i=0; while [ $i -lt 150 ]; do echo $i > many/f$i; i=$((i+1)); done
 R9=$W/full.jsonl
