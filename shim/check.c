@@ -1278,6 +1278,14 @@ void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, 
 void st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow, int err)
 {
 	/* slot 0 shares its page with the thread's log-chunk fields: a process
-	 * whose first records are its libraries touches one page, not two */
-	record_in(&st__tls_acc[0], dirfd, path, kind, nofollow, err);
+	 * whose first records are its libraries touches one page, not two.
+	 * Its callers record what the loader mapped (DT_NEEDED, a dlopen by
+	 * name): judged first, so that a library the sandbox denies is a
+	 * violation (st__pre records it) and not an allowed read; it was read
+	 * all the same, before any wrapper could refuse it. */
+	struct st_acc *a = &st__tls_acc[0];
+	st__acc_init(a, dirfd, path, kind, nofollow);
+	if (st__pre(a))
+		return;
+	st__post(a, err);
 }

@@ -486,8 +486,10 @@ bool st__listing_filtered(void);
 /* st__record_path - record an access of an already absolute path (no
  * decision), e.g. a file named by a libc function after it returned. */
 void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, int err);
-/* st__record_path0 - the same, in access slot 0: for a caller that entered
- * (st__enter) but holds no access of its own. */
+/* st__record_path0 - the same, in access slot 0, for a caller that entered
+ * (st__enter) but holds no access of its own, and judged: a path the sandbox
+ * denies is recorded as a violation (what the loader mapped, which no
+ * wrapper could refuse). */
 void st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow, int err);
 
 /* st__fd_path - the path of an open descriptor of the calling thread (Linux:

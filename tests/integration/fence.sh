@@ -100,6 +100,23 @@ for how in spawnp execvp; do
 done
 out=$(PATH="$W/out/bin:/usr/bin:/bin" "$ST" run --fence --policy "$W/policy" -- "$DRV" spawnp tool)
 check "spawnp: only a hidden candidate: ENOENT (got: $out)" test "$out" = ENOENT
+# a library the loader maps from outside the sandbox (a RUNPATH into a denied place)
+# is read before any wrapper runs: it cannot be refused, but it is a violation, not
+# an allowed read
+mkdir -p "$W/out/lib"
+printf 'int st_hv(void) { return 7; }\n' > "$W/hv.c"
+printf 'int st_hv(void);\nint main(void) { return st_hv() == 7 ? 0 : 1; }\n' > "$W/needs.c"
+if cc -shared -fPIC -o "$W/out/lib/libsthv.so" "$W/hv.c" &&
+   cc -o "$W/in/needs" "$W/needs.c" -L"$W/out/lib" -lsthv -Wl,-rpath,"$W/out/lib"; then
+	R8=$W/needed.jsonl
+	"$ST" run --fence --policy "$W/policy" --report "$R8" -- "$W/in/needs"
+	check "a library mapped from a denied place: a violation" \
+		sh -c "grep '\"type\":\"violation\"' '$R8' | grep -qF '\"path\":\"$W/out/lib/libsthv.so\"'"
+	check "a library mapped from a denied place: no allowed read of it" \
+		sh -c "! grep '\"type\":\"access\"' '$R8' | grep -F '\"path\":\"$W/out/lib/libsthv.so\"' | grep -qF '\"verdict\":\"allow\"'"
+else
+	bad "cc: the library test could not be built"
+fi
 # rename out of the sandbox: both names are judged
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" rename "$W/in/mine" "$W/out/mine")
 check "rename to a denied place refused" test "$out" != ok
