@@ -447,11 +447,53 @@ static unsigned key_of(unsigned kind, bool nofollow)
 	return kind | (nofollow ? SANDTRACE_KEY_NOFOLLOW : 0);
 }
 
+/* The descriptor number a spelling of a process's own open file names:
+ * .../fd/N (/dev/fd/N, /proc/self/fd/N, /proc/PID/task/T/fd/N) or
+ * /dev/stdin, /dev/stdout, /dev/stderr; -1 when the spelling does not say
+ * (a link of the program's own to such a name). */
+static int magic_fd_number(const char *p, size_t n)
+{
+	static const char *const std[] = {"/dev/stdin", "/dev/stdout", "/dev/stderr"};
+	for (int i = 0; i < 3; i++)
+		if (n == strlen(std[i]) && !memcmp(p, std[i], n))
+			return i;
+	size_t e = n, b = n;
+	while (b > 0 && p[b - 1] >= '0' && p[b - 1] <= '9')
+		b--;
+	if (b == e || e - b > 9 || b < 4 || memcmp(p + b - 4, "/fd/", 4) != 0)
+		return -1;
+	int fd = 0;
+	for (size_t i = b; i < e; i++)
+		fd = fd * 10 + (p[i] - '0');
+	return fd;
+}
+
+/* A process's own open file by its /proc or /dev/fd name is never a
+ * violation: it holds the file already.  But a reopen that asks for more
+ * than the descriptor was opened for (a write through a descriptor opened
+ * read-only, anything through an O_PATH one, which grants no access) is a
+ * new access of the file, judged by where it is. */
+static bool magic_fd_grants(const struct st_acc *a)
+{
+	if (a->kind != SANDTRACE_KIND_WRITE && a->kind != SANDTRACE_KIND_READ &&
+	    a->kind != SANDTRACE_KIND_EXEC && a->kind != SANDTRACE_KIND_DIR)
+		return true;
+	int fd = magic_fd_number(a->abs, a->abs_len);
+	if (fd < 0)
+		return true;
+	long fl = ST_SYSCALL(SYS_fcntl, fd, F_GETFL);
+	if (fl < 0)
+		return true; /* not open here (another process's, a thread's table) */
+	if (fl & O_PATH)
+		return false;
+	return a->kind != SANDTRACE_KIND_WRITE || (fl & O_ACCMODE) != O_RDONLY;
+}
+
 /* Decide with the compiled sandbox in the arena.  Returns the value to cache. */
 static uint32_t decide_local(struct st_acc *a, unsigned cls)
 {
 	resolve(a);
-	if (a->skip || a->magic_fd)
+	if (a->skip || (a->magic_fd && magic_fd_grants(a)))
 		return SANDTRACE_ALLOW;
 	const struct sandtrace_policy_table *pol = atomic_load(&st__g.policy);
 	unsigned act = sandtrace_policy_match(st__g.arena.base, pol, cls, a->rpath,
@@ -499,7 +541,7 @@ static uint32_t decide_local(struct st_acc *a, unsigned cls)
 static uint32_t decide_remote(struct st_acc *a)
 {
 	resolve(a);
-	if (a->skip || a->magic_fd)
+	if (a->skip || (a->magic_fd && magic_fd_grants(a)))
 		return SANDTRACE_ALLOW;
 	struct sandtrace_verdict vd;
 	if (st__request(a->kind, a->rpath, a->rpath_len, &vd) == 0)

@@ -385,6 +385,20 @@ int main(int argc, char **argv)
 			}
 			r = n < 0 ? -1 : 0;
 		}
+	} else if (!strcmp(c, "reopen-w") || !strcmp(c, "reopen-w-opath")) {
+		/* p opened read-only (or O_PATH), then opened again for writing
+		 * through /proc/self/fd/N and /dev/fd/N */
+		int fd = open(p, c[8] ? O_PATH : O_RDONLY);
+		char q[64];
+		r = fd;
+		if (r >= 0) {
+			snprintf(q, sizeof(q), "/proc/self/fd/%d", fd);
+			r = open(q, O_WRONLY | O_APPEND);
+		}
+		if (r >= 0) {
+			snprintf(q, sizeof(q), "/dev/fd/%d", fd);
+			r = open(q, O_WRONLY | O_APPEND);
+		}
 	} else if (!strcmp(c, "opath-link-empty")) {
 		/* the calls with AT_EMPTY_PATH on an O_PATH descriptor of a
 		 * symlink act on the link itself: ok when each sees a link */

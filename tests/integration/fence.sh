@@ -44,6 +44,17 @@ check "access(W_OK) of a read-only file is EACCES (got: $out)" test "$out" = EAC
 check "access(W_OK): no violation" test "$(summary_field "$R7" violations)" = 0
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" access-w "$W/in/mine")
 check "access(W_OK) of a writable file is ok (got: $out)" test "$out" = ok
+# a descriptor held read-only (or O_PATH) opened again for writing through
+# /proc/self/fd/N or /dev/fd/N is a new write of the file, judged where it is
+# (a reopen with no more access than the descriptor has is never a violation)
+for call in reopen-w reopen-w-opath; do
+	out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" $call "$W/ro/f")
+	check "$call of a read-only file is EACCES (got: $out)" test "$out" = EACCES
+	out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" $call "$W/in/mine")
+	check "$call of a writable file is ok (got: $out)" test "$out" = ok
+done
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-w /dev/fd/3 3>>"$W/ro/f")
+check "open-w of /dev/fd/N held for writing (opened before the run) is ok (got: $out)" test "$out" = ok
 # a metadata write through a descriptor opened for reading is a write too
 chmod 644 "$W/ro/f"
 for call in fd-fchmod fd-fchown fd-futimes fd-fsetxattr; do
