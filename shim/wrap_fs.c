@@ -316,6 +316,41 @@ EXPORT int name_to_handle_at(int dirfd, const char *path, struct file_handle *h,
 	ONE_PATH(int, -1, FAILED_INT, dirfd, path, K_Q, !(flags & AT_SYMLINK_FOLLOW),
 		 AT_EMPTY(flags), REAL(name_to_handle_at)(dirfd, path, h, mnt, flags));
 }
+/* open_by_handle_at (CAP_DAC_READ_SEARCH) opens a file named by no path: a
+ * handle taken anywhere, before the run too.  The file is first opened
+ * O_PATH (no access, no O_TRUNC) to learn where it is, judged there like an
+ * open with these flags, and recorded; one the sandbox refuses fails as a
+ * handle of a file that is gone does (ESTALE). */
+EXPORT int open_by_handle_at(int mount_fd, struct file_handle *h, int flags)
+{
+	struct st_call c;
+	if (!st__enter(&c))
+		return REAL(open_by_handle_at)(mount_fd, h, flags);
+	int probe = ST_FORWARD(REAL(open_by_handle_at)(mount_fd, h, O_PATH | O_CLOEXEC));
+	if (probe < 0) { /* the kernel's error, for the real call to give */
+		st__leave(&c);
+		errno = c.saved_errno;
+		return REAL(open_by_handle_at)(mount_fd, h, flags);
+	}
+	struct st_acc *a = &st__tls_acc[0];
+	st__acc_init(a, probe, "", st_open_kind(flags), true);
+	a->empty_path = true;
+	int e = st__pre(a);
+	if (e) {
+		ST_SYSCALL(SYS_close, probe);
+		st__leave(&c);
+		errno = ESTALE;
+		return -1;
+	}
+	errno = c.saved_errno;
+	int r = ST_FORWARD(REAL(open_by_handle_at)(mount_fd, h, flags));
+	int after = errno;
+	st__post(a, r < 0 ? after : 0);
+	ST_SYSCALL(SYS_close, probe);
+	st__leave(&c);
+	errno = after;
+	return r;
+}
 EXPORT int inotify_add_watch(int fd, const char *path, uint32_t mask)
 {
 	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, (mask & IN_DONT_FOLLOW) != 0, false,

@@ -225,6 +225,8 @@ EXPORT long syscall(long nr, ...)
 		return futimesat(I(a1), P(a2), (const struct timeval *)a3);
 	case SYS_statfs:
 		return statfs(P(a1), (struct statfs *)a2);
+	case SYS_open_by_handle_at:
+		return open_by_handle_at(I(a1), (struct file_handle *)a2, I(a3));
 	case SYS_name_to_handle_at:
 		return name_to_handle_at(I(a1), P(a2), (struct file_handle *)a3, (int *)a4, I(a5));
 	case SYS_inotify_add_watch:

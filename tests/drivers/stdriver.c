@@ -399,6 +399,24 @@ int main(int argc, char **argv)
 			snprintf(q, sizeof(q), "/dev/fd/%d", fd);
 			r = open(q, O_WRONLY | O_APPEND);
 		}
+	} else if (!strcmp(c, "handle-get") && q) {
+		/* the file handle of p into the file q */
+		char hb[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+		struct file_handle *h = (struct file_handle *)hb;
+		int mnt;
+		h->handle_bytes = MAX_HANDLE_SZ;
+		r = name_to_handle_at(AT_FDCWD, p, h, &mnt, 0);
+		FILE *f = r == 0 ? fopen(q, "wb") : NULL;
+		if (r == 0 && (!f || fwrite(hb, 1, sizeof(*h) + h->handle_bytes, f) == 0))
+			r = -1;
+		if (f)
+			fclose(f);
+	} else if (!strcmp(c, "handle-open") && q) {
+		/* open_by_handle_at of the handle in file p, on the mount of q */
+		char hb[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+		int hfd = open(p, O_RDONLY), mfd = open(q, O_RDONLY | O_DIRECTORY);
+		r = hfd < 0 || mfd < 0 || read(hfd, hb, sizeof(hb)) <= 0 ? -1
+			: open_by_handle_at(mfd, (struct file_handle *)hb, O_RDONLY);
 	} else if (!strcmp(c, "opath-link-empty")) {
 		/* the calls with AT_EMPTY_PATH on an O_PATH descriptor of a
 		 * symlink act on the link itself: ok when each sees a link */

@@ -128,6 +128,15 @@ if cc -shared -fPIC -o "$W/out/lib/libsthv.so" "$W/hv.c" &&
 else
 	bad "cc: the library test could not be built"
 fi
+# open_by_handle_at (root: CAP_DAC_READ_SEARCH) opens a file by a handle taken before
+# the run: judged where the file is, a hidden one fails as a stale handle
+if [ "$(id -u)" = 0 ] && "$DRV" handle-get "$W/out/secret" "$W/in/secret.handle" >/dev/null; then
+	out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" handle-open "$W/in/secret.handle" "$W/in")
+	check "open_by_handle_at of a denied file fails (got: $out)" test "$out" != ok
+	"$DRV" handle-get "$W/in/mine" "$W/in/mine.handle" >/dev/null
+	out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" handle-open "$W/in/mine.handle" "$W/in")
+	check "open_by_handle_at of an allowed file is ok (got: $out)" test "$out" = ok
+fi
 # rename out of the sandbox: both names are judged
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" rename "$W/in/mine" "$W/out/mine")
 check "rename to a denied place refused" test "$out" != ok
