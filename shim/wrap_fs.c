@@ -817,8 +817,45 @@ static void scan_filter(void **list, int *n, size_t name_off, const char *dir, s
 	*n = w;
 }
 
-#define SCANDIR(dtype, fdir, call)                                                                 \
+/* The program's selector sees only what the listing shows: a trampoline
+ * answers 0 (not selected) for a hidden name without calling it.  Kept per
+ * thread, with the listed directory's name, for the scandir call running. */
+static __thread int (*tls_sel)(const struct dirent *);
+static __thread int (*tls_sel64)(const struct dirent64 *);
+static __thread const char *tls_sel_dir;
+static __thread size_t tls_sel_dlen;
+static bool sel_hidden(const char *name)
+{
+	size_t nl = strnlen(name, NAME_MAX + 1);
+	if (!tls_sel_dir || tls_sel_dlen > PATH_MAX || nl > NAME_MAX || (nl == 1 && name[0] == '.') ||
+	    (nl == 2 && !memcmp(name, "..", 2)))
+		return false;
+	struct st_call c;
+	if (!st__enter(&c))
+		return false;
+	char full[PATH_MAX + NAME_MAX + 2];
+	memcpy(full, tls_sel_dir, tls_sel_dlen);
+	full[tls_sel_dlen] = '/';
+	memcpy(full + tls_sel_dlen + 1, name, nl + 1);
+	bool hide = st__hidden(AT_FDCWD, full);
+	st__leave(&c);
+	errno = c.saved_errno;
+	return hide;
+}
+static int tramp_sel(const struct dirent *e)
+{
+	return sel_hidden(e->d_name) ? 0 : tls_sel(e);
+}
+static int tramp_sel64(const struct dirent64 *e)
+{
+	return sel_hidden(e->d_name) ? 0 : tls_sel64(e);
+}
+
+/* call names the selector sel_: the program's, or the trampoline in front of
+ * it (slot, tramp) when the listing is filtered */
+#define SCANDIR(dtype, fdir, slot, tramp, call)                                                    \
 	do {                                                                                       \
+		__typeof__(sel) sel_ = sel;                                                        \
 		struct st_call c_;                                                                 \
 		if (!st__enter(&c_))                                                               \
 			return call;                                                               \
@@ -830,10 +867,23 @@ static void scan_filter(void **list, int *n, size_t name_off, const char *dir, s
 			errno = e_;                                                                \
 			return -1;                                                                 \
 		}                                                                                  \
+		bool filt_ = a_->abs && st__listing_filtered();                                   \
+		__typeof__(slot) saved_sel_ = slot;                                                \
+		const char *saved_dir_ = tls_sel_dir;                                              \
+		size_t saved_dlen_ = tls_sel_dlen;                                                 \
+		if (filt_ && sel) {                                                                \
+			slot = sel;                                                                \
+			sel_ = tramp;                                                              \
+			tls_sel_dir = a_->abs;                                                     \
+			tls_sel_dlen = a_->abs_len;                                                \
+		}                                                                                  \
 		errno = c_.saved_errno;                                                            \
 		int r_ = ST_FORWARD(call);                                                         \
 		int after_ = errno;                                                                \
-		if (r_ > 0 && nl && *nl && a_->abs && st__listing_filtered())                      \
+		slot = saved_sel_;                                                                 \
+		tls_sel_dir = saved_dir_;                                                          \
+		tls_sel_dlen = saved_dlen_;                                                        \
+		if (r_ > 0 && nl && *nl && filt_)                                                  \
 			scan_filter((void **)*nl, &r_, offsetof(dtype, d_name), a_->abs,           \
 				    a_->abs_len);                                                  \
 		st__post(a_, r_ < 0 ? after_ : 0);                                                 \
@@ -845,25 +895,28 @@ static void scan_filter(void **list, int *n, size_t name_off, const char *dir, s
 EXPORT int scandir(const char *path, struct dirent ***nl, int (*sel)(const struct dirent *),
 		   int (*cmp)(const struct dirent **, const struct dirent **))
 {
-	SCANDIR(struct dirent, AT_FDCWD, REAL(scandir)(path, nl, sel, cmp));
+	SCANDIR(struct dirent, AT_FDCWD, tls_sel, tramp_sel, REAL(scandir)(path, nl, sel_, cmp));
 }
 EXPORT int scandir64(const char *path, struct dirent64 ***nl, int (*sel)(const struct dirent64 *),
 		     int (*cmp)(const struct dirent64 **, const struct dirent64 **))
 {
-	SCANDIR(struct dirent64, AT_FDCWD, REAL(scandir64)(path, nl, sel, cmp));
+	SCANDIR(struct dirent64, AT_FDCWD, tls_sel64, tramp_sel64,
+		REAL(scandir64)(path, nl, sel_, cmp));
 }
 EXPORT int scandirat(int dirfd, const char *path, struct dirent ***nl,
 		     int (*sel)(const struct dirent *),
 		     int (*cmp)(const struct dirent **, const struct dirent **))
 {
-	SCANDIR(struct dirent, dirfd, REAL(scandirat)(dirfd, path, nl, sel, cmp));
+	SCANDIR(struct dirent, dirfd, tls_sel, tramp_sel,
+		REAL(scandirat)(dirfd, path, nl, sel_, cmp));
 }
 
 EXPORT int scandirat64(int dirfd, const char *path, struct dirent64 ***nl,
 		       int (*sel)(const struct dirent64 *),
 		       int (*cmp)(const struct dirent64 **, const struct dirent64 **))
 {
-	SCANDIR(struct dirent64, dirfd, REAL(scandirat64)(dirfd, path, nl, sel, cmp));
+	SCANDIR(struct dirent64, dirfd, tls_sel64, tramp_sel64,
+		REAL(scandirat64)(dirfd, path, nl, sel_, cmp));
 }
 
 /* nftw/ftw walk with internal calls: the root is a directory listing and

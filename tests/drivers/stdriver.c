@@ -263,6 +263,14 @@ static void *tsd_thread(void *unused)
 	return NULL;
 }
 
+/* list-scandir-sel's selector: prints each name scandir asks about */
+static int print_sel(const struct dirent *e)
+{
+	if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+		printf("%s ", e->d_name);
+	return 1;
+}
+
 /* clonefn-stat's child: stat of p-child, then its pid */
 static int clone_child_stat(void *arg)
 {
@@ -333,7 +341,11 @@ int main(int argc, char **argv)
 		 * list-getdirentries, list-sys-getdents64, list-sys-getdents;
 		 * a small buffer (one record at a time) for the getdents ones */
 		r = 0;
-		if (!strcmp(c, "list-readdir_r") || !strcmp(c, "list-readdir64_r")) {
+		if (!strcmp(c, "list-scandir-sel")) { /* the names the selector sees */
+			struct dirent **nl;
+			int n = scandir(p, &nl, print_sel, alphasort);
+			r = n < 0 ? -1 : 0;
+		} else if (!strcmp(c, "list-readdir_r") || !strcmp(c, "list-readdir64_r")) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 			DIR *d = opendir(p);

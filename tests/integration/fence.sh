@@ -184,8 +184,9 @@ out=$("$ST" run --fence --policy "$W/policy2" --report "$R6" -- sh -c "ls '$W/in
 check "stat of the hidden name after a listing fails (got: $out)" test "$out" = hidden
 check "stat of the hidden name after a listing: a violation" \
 	sh -c "grep '\"type\":\"violation\"' '$R6' | grep -qF '\"path\":\"$W/in/mixed/secret.key\"'"
-# the other ways of reading a directory: readdir_r, getdents64, getdirentries, syscall()
-for how in readdir_r readdir64_r getdents64 getdirentries sys-getdents64 sys-getdents; do
+# the other ways of reading a directory: readdir_r, getdents64, getdirentries, syscall(),
+# and what scandir's selector is shown
+for how in readdir_r readdir64_r getdents64 getdirentries sys-getdents64 sys-getdents scandir-sel; do
 	out=$("$ST" run --fence --policy "$W/policy2" -- "$DRV" list-$how "$W/in/mixed" | tr '\n' ' ')
 	check "list-$how hides the denied name (got: $out)" test "$out" = "visible ok "
 	out=$("$ST" run -- "$DRV" list-$how "$W/in/mixed" | tr '\n' ' ')
