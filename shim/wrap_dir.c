@@ -18,7 +18,27 @@
  * (trace-only) this is one flag test per call.  scandir, nftw, fts and glob
  * filter through their own wrappers (wrap_fs.c).
  */
-#define READDIR_BODY(type, call)                                                                   \
+/* Does the sandbox hide the entry name[0..nl) of the directory whose path
+ * dir[0..dl) holds (dir has room for NAME_MAX + 2 bytes more)?  ".", ".."
+ * and a name longer than NAME_MAX never are, nor anything when the
+ * directory could not be named (dl < 0).  dir is left as it was. */
+static bool entry_hidden(char *dir, ssize_t dl, const char *name, size_t nl)
+{
+	if (dl < 0 || nl > NAME_MAX || (nl == 1 && name[0] == '.') ||
+	    (nl == 2 && !memcmp(name, "..", 2)))
+		return false;
+	dir[dl] = '/';
+	memcpy(dir + dl + 1, name, nl);
+	dir[dl + 1 + nl] = 0;
+	bool hide = st__hidden(AT_FDCWD, dir);
+	dir[dl] = 0;
+	return hide;
+}
+
+/* The body of readdir and readdir_r and their 64-bit twins: the next
+ * entry is read until one is not hidden.  got: an entry was read (an
+ * expression of r_, the call's result); name: its d_name. */
+#define READDIR_BODY(type, call, got, name)                                                        \
 	do {                                                                                       \
 		struct st_call c_;                                                                 \
 		if (!st__enter(&c_))                                                               \
@@ -30,70 +50,13 @@
 		}                                                                                  \
 		char dir_[PATH_MAX + NAME_MAX + 2];                                                \
 		ssize_t dl_ = st__fd_path(dirfd(d), dir_, PATH_MAX);                               \
-		type e_;                                                                           \
+		type r_;                                                                           \
 		int after_;                                                                        \
-		for (;;) {                                                                         \
-			errno = c_.saved_errno;                                                    \
-			e_ = ST_FORWARD(call);                                                     \
-			after_ = errno;                                                            \
-			if (!e_ || dl_ < 0)                                                        \
-				break;                                                             \
-			size_t nl_ = strlen(e_->d_name);                                           \
-			if ((nl_ == 1 && e_->d_name[0] == '.') ||                                 \
-			    (nl_ == 2 && !memcmp(e_->d_name, "..", 2)) || nl_ > NAME_MAX)          \
-				break;                                                             \
-			dir_[dl_] = '/';                                                           \
-			memcpy(dir_ + dl_ + 1, e_->d_name, nl_ + 1);                               \
-			bool hide_ = st__hidden(AT_FDCWD, dir_);                                   \
-			dir_[dl_] = 0;                                                             \
-			if (!hide_)                                                                \
-				break;                                                             \
-		}                                                                                  \
-		st__leave(&c_);                                                                    \
-		errno = after_;                                                                    \
-		return e_;                                                                         \
-	} while (0)
-
-EXPORT struct dirent *readdir(DIR *d)
-{
-	READDIR_BODY(struct dirent *, REAL(readdir)(d));
-}
-EXPORT struct dirent64 *readdir64(DIR *d)
-{
-	READDIR_BODY(struct dirent64 *, REAL(readdir64)(d));
-}
-
-/* readdir_r and readdir64_r (deprecated, still used): the same filter, the
- * next entry read into the caller's buffer until one is not hidden. */
-#define READDIR_R_BODY(call)                                                                       \
-	do {                                                                                       \
-		struct st_call c_;                                                                 \
-		if (!st__enter(&c_))                                                               \
-			return call;                                                               \
-		if (!st__listing_filtered()) {                                                     \
-			st__leave(&c_);                                                            \
-			errno = c_.saved_errno;                                                    \
-			return call;                                                               \
-		}                                                                                  \
-		char dir_[PATH_MAX + NAME_MAX + 2];                                                \
-		ssize_t dl_ = st__fd_path(dirfd(d), dir_, PATH_MAX);                               \
-		int r_, after_;                                                                    \
 		for (;;) {                                                                         \
 			errno = c_.saved_errno;                                                    \
 			r_ = ST_FORWARD(call);                                                     \
 			after_ = errno;                                                            \
-			if (r_ != 0 || !result || !*result || dl_ < 0)                             \
-				break;                                                             \
-			const char *n_ = (*result)->d_name;                                        \
-			size_t nl_ = strlen(n_);                                                   \
-			if ((nl_ == 1 && n_[0] == '.') || (nl_ == 2 && !memcmp(n_, "..", 2)) ||    \
-			    nl_ > NAME_MAX)                                                        \
-				break;                                                             \
-			dir_[dl_] = '/';                                                           \
-			memcpy(dir_ + dl_ + 1, n_, nl_ + 1);                                       \
-			bool hide_ = st__hidden(AT_FDCWD, dir_);                                   \
-			dir_[dl_] = 0;                                                             \
-			if (!hide_)                                                                \
+			if (!(got) || !entry_hidden(dir_, dl_, (name), strlen(name)))              \
 				break;                                                             \
 		}                                                                                  \
 		st__leave(&c_);                                                                    \
@@ -101,13 +64,26 @@ EXPORT struct dirent64 *readdir64(DIR *d)
 		return r_;                                                                         \
 	} while (0)
 
+EXPORT struct dirent *readdir(DIR *d)
+{
+	READDIR_BODY(struct dirent *, REAL(readdir)(d), r_ != NULL, r_->d_name);
+}
+EXPORT struct dirent64 *readdir64(DIR *d)
+{
+	READDIR_BODY(struct dirent64 *, REAL(readdir64)(d), r_ != NULL, r_->d_name);
+}
+
+/* readdir_r and readdir64_r (deprecated, still used): the same filter, the
+ * next entry read into the caller's buffer until one is not hidden. */
 EXPORT int readdir_r(DIR *d, struct dirent *entry, struct dirent **result)
 {
-	READDIR_R_BODY(REAL(readdir_r)(d, entry, result));
+	READDIR_BODY(int, REAL(readdir_r)(d, entry, result), r_ == 0 && result && *result,
+		     (*result)->d_name);
 }
 EXPORT int readdir64_r(DIR *d, struct dirent64 *entry, struct dirent64 **result)
 {
-	READDIR_R_BODY(REAL(readdir64_r)(d, entry, result));
+	READDIR_BODY(int, REAL(readdir64_r)(d, entry, result), r_ == 0 && result && *result,
+		     (*result)->d_name);
 }
 
 /*
@@ -129,20 +105,11 @@ static long dents_filter(int fd, char *buf, long n, size_t name_off)
 	for (long o = 0; o < n;) {
 		unsigned short reclen;
 		memcpy(&reclen, buf + o + offsetof(struct dirent64, d_reclen), sizeof(reclen));
-		if (reclen == 0 || (long)reclen > n - o || reclen <= name_off) /* not the kernel's */
+		if (reclen == 0 || (long)reclen > n - o ||
+		    reclen <= name_off) /* not the kernel's */
 			return n;
 		const char *name = buf + o + name_off;
-		size_t nl = strnlen(name, reclen - name_off);
-		bool hide = nl <= NAME_MAX && !(nl == 1 && name[0] == '.') &&
-			    !(nl == 2 && !memcmp(name, "..", 2));
-		if (hide) {
-			dir[dl] = '/';
-			memcpy(dir + dl + 1, name, nl);
-			dir[dl + 1 + nl] = 0;
-			hide = st__hidden(AT_FDCWD, dir);
-			dir[dl] = 0;
-		}
-		if (!hide) {
+		if (!entry_hidden(dir, dl, name, strnlen(name, reclen - name_off))) {
 			if (w != o)
 				memmove(buf + w, buf + o, reclen);
 			w += reclen;
