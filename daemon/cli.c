@@ -28,6 +28,7 @@
 #include <sandtrace/protocol.h>
 
 #include "manifest.h"
+#include "policy_file.h"
 #include "report.h"
 #include "util.h"
 
@@ -190,6 +191,20 @@ static char *preload_value(const char *shim)
 }
 
 /* ---- run ---- */
+
+/* Can the policy in file hide a name (st__policy_hides)?  The daemon has
+ * loaded it by now; in doubt (it no longer loads), yes: listings are then
+ * filtered by asking the daemon, which costs time, not correctness. */
+static bool policy_hides(const char *file)
+{
+	struct st__policy p = {0};
+	char err[ST_POLICY_ERR_MAX], cwd[PATH_MAX];
+	bool hides = getcwd(cwd, sizeof(cwd)) == NULL ||
+		     st__policy_load(&p, file, false, cwd, getenv("TMPDIR"), err, sizeof(err)) < 0 ||
+		     st__policy_hides(&p);
+	st__policy_free(&p);
+	return hides;
+}
 
 struct run_opts {
 	const char *policy, *report, *summary_file, *pidfile, *log, *arena_size;
@@ -799,6 +814,10 @@ static int cmd_run(int argc, char **argv)
 
 	unsigned flags = st__run_flags(o.fence, o.fail_open, o.record_all, o.no_cache);
 	flags |= st__mf_opts_flags(&mfo);
+	/* --no-cache: the shim has no compiled policy to filter directory
+	 * listings by, so say whether this one can hide a name */
+	if (o.no_cache && !o.fence && o.policy != NULL && policy_hides(o.policy))
+		flags |= SANDTRACE_F_HIDES;
 	char *preload = preload_value(shim);
 	pid_t cpid = fork();
 	if (cpid < 0) {

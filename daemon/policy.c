@@ -52,6 +52,16 @@ bool st__policy_has_ask(const struct st__policy *p)
 	return false;
 }
 
+bool st__policy_hides(const struct st__policy *p)
+{
+	if (p->default_action != SANDTRACE_ALLOW)
+		return true;
+	for (size_t i = 0; i < p->nrules; i++)
+		if (p->rules[i].action != SANDTRACE_ALLOW)
+			return true;
+	return false;
+}
+
 void st__policy_free(struct st__policy *p)
 {
 	for (size_t i = 0; i < p->nrules; i++) {

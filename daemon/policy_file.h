@@ -91,6 +91,11 @@ int st__policy_add(struct st__policy *p, unsigned action, unsigned classes, cons
  * package registry)?  The default is never ask. */
 bool st__policy_has_ask(const struct st__policy *p);
 
+/* st__policy_hides - can p hide a name (a deny or ask rule, or a default
+ * that is not allow)?  A --no-cache run then filters directory listings
+ * (SANDTRACE_F_HIDES). */
+bool st__policy_hides(const struct st__policy *p);
+
 void st__policy_free(struct st__policy *p);
 
 /*

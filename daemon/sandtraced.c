@@ -1923,6 +1923,8 @@ int main(int argc, char **argv)
 	}
 	snprintf(d->start_cwd, sizeof(d->start_cwd), "%s", cwd);
 	setup_policy(d);
+	if (d->no_cache && st__policy_hides(&d->policy))
+		d->run_flags |= SANDTRACE_F_HIDES; /* for `sandtrace env` (INFO) */
 	strlcpy(d->cwd, cwd, sizeof(d->cwd));
 	{
 		char self[PATH_MAX];

@@ -1254,7 +1254,9 @@ bool st__listing_filtered(void)
 		st__policy_refresh();
 		return !atomic_load_explicit(&st__g.trivial_policy, memory_order_relaxed);
 	}
-	return (st__g.flags & SANDTRACE_F_FENCED) != 0;
+	/* without the arena: what the run's flags say (the CLI or the daemon
+	 * read the policy; a reload that adds the first deny rule is not seen) */
+	return (st__g.flags & (SANDTRACE_F_FENCED | SANDTRACE_F_HIDES)) != 0;
 }
 
 ssize_t st__resolve_exe(struct st_acc *a, const char *path, const char **out)

@@ -70,14 +70,20 @@ enum sandtrace_run_flags {
 	SANDTRACE_F_IDENTITY = 1u << 6,   /* --manifest/--verify: one fstat per first read of a
 					     file version; records carry struct
 					     sandtrace_identity and are keyed by it */
-	SANDTRACE_F_VERIFY = 1u << 7      /* --verify: reads of files the manifest lists are
+	SANDTRACE_F_VERIFY = 1u << 7,     /* --verify: reads of files the manifest lists are
 					     checked against its digests (first use of each
 					     version; SANDTRACE_KEY_LISTED in the Ctrie) */
+	SANDTRACE_F_HIDES = 1u << 8       /* with NO_CACHE: the policy can hide a name (a deny
+					     or ask rule, or default deny), so directory
+					     listings ask the daemon about each name, as
+					     under a fence (with the arena the shim reads
+					     the compiled policy itself) */
 };
 
 /* Environment variables read by the shim (set by `sandtrace run` / `sandtrace env`). */
 #define SANDTRACE_ENV_SOCKET "SANDTRACE_SOCKET" /* absolute path of the daemon's unix socket */
-#define SANDTRACE_ENV_ARENA "SANDTRACE_ARENA"   /* POSIX shm name of the arena ("" = none) */
+#define SANDTRACE_ENV_ARENA "SANDTRACE_ARENA"   /* the arena's name, a POSIX shm name or a
+						   path (arena.h; "" = none) */
 #define SANDTRACE_ENV_LIB "SANDTRACE_LIB"       /* absolute path of libsandtrace.so */
 #define SANDTRACE_ENV_FLAGS "SANDTRACE_FLAGS"   /* decimal enum sandtrace_run_flags */
 #define SANDTRACE_ENV_AUDIT "SANDTRACE_AUDIT"   /* absolute path of the LD_AUDIT library, optional */

@@ -431,4 +431,17 @@ mkdir -p oar; ln -s /secret oar/lnk
 out=$(for n in secret ../secret /secret lnk; do
 	"$ST" run --fence --policy "$W/policy" -- "$DRV" openat2-in-root "$W/in/oar" $n; done | tr '\n' ' ')
 check "openat2 RESOLVE_IN_ROOT under a fence: refused (got: $out)" test "$out" = "EACCES EACCES EACCES EACCES "
+# A policy's deny rule without --fence hides the name from listings too, with the arena and
+# without it (--no-cache: the shim has no compiled policy, the run's flags say the policy
+# can hide, and each name is asked of the daemon); a policy that only allows filters nothing.
+mkdir -p "$W/nl/d"; : > "$W/nl/d/visible"; : > "$W/nl/d/hidden"
+printf 'deny any %s\nallow any /\n' "$W/nl/d/hidden" > "$W/nl/pol"
+printf 'allow any /\n' > "$W/nl/pol-allow"
+for mode in "" --no-cache; do
+	out=$("$ST" run $mode --policy "$W/nl/pol" -- ls "$W/nl/d" | tr '\n' ' ')
+	check "deny rule, no fence ${mode:-(arena)}: ls leaves the hidden name out (got: $out)" \
+		test "$out" = "visible "
+	out=$("$ST" run $mode --policy "$W/nl/pol-allow" -- ls "$W/nl/d" | tr '\n' ' ')
+	check "allow-only policy ${mode:-(arena)}: ls lists both (got: $out)" test "$out" = "hidden visible "
+done
 done_
