@@ -123,16 +123,20 @@ sys.exit(0 if seen >= 4 and not bad else "seen %d, wrong %r" % (seen, bad))' "$W
 done
 # a child of a raw clone (no fork wrapper saw it) makes its own connection: its request
 # carries its own pid, and parent and child each get their own answers (no timeout)
+only_pid() { # only_pid REPORT PATH PID: PATH's access records exist, all of process PID
+	python3 -c '
+import json, sys
+got = [r.get("pid") for r in map(json.loads, open(sys.argv[1]))
+       if r["type"] == "access" and r.get("path") == sys.argv[2]]
+sys.exit(0 if got and all(p == int(sys.argv[3]) for p in got) else "pids %r" % got)' "$@"
+}
 R7b=$W/rawfork.jsonl
 touch rf rf-child rf-after
 out=$(timeout 30 "$ST" run --no-cache --report "$R7b" -- "$DRV" rawfork-stat "$W/rf")
 cpid=$(echo "$out" | sed -n 's/^child //p')
 check "raw clone: parent and child done ($out)" test "$(echo "$out" | tail -1)" = ok
-check "raw clone: the child's stat is the child's (pid $cpid)" python3 -c '
-import json, sys
-got = [r.get("pid") for r in map(json.loads, open(sys.argv[1]))
-       if r["type"] == "access" and r.get("path") == sys.argv[2]]
-sys.exit(0 if got and all(p == int(sys.argv[3]) for p in got) else "pids %r" % got)' "$R7b" "$W/rf-child" "${cpid:-0}"
+check "raw clone: the child's stat is the child's (pid $cpid)" \
+	only_pid "$R7b" "$W/rf-child" "${cpid:-0}"
 check "raw clone: the parent's stat after it recorded" has Q "$W/rf-after" "$R7b"
 # the same with the arena (the default): the child's record goes to a log chunk of its
 # own with its own pid, and the child has a process record; likewise for libc's
@@ -142,11 +146,8 @@ for call in rawfork-stat clonefn-stat; do
 	out=$(timeout 30 "$ST" run --report "$R7c" -- "$DRV" $call "$W/rf")
 	cpid=$(echo "$out" | sed -n 's/^child //p')
 	check "$call (arena): parent and child done ($out)" test "$(echo "$out" | tail -1)" = ok
-	check "$call (arena): the child's stat is the child's (pid $cpid)" python3 -c '
-import json, sys
-got = [r.get("pid") for r in map(json.loads, open(sys.argv[1]))
-       if r["type"] == "access" and r.get("path") == sys.argv[2]]
-sys.exit(0 if got and all(p == int(sys.argv[3]) for p in got) else "pids %r" % got)' "$R7c" "$W/rf-child" "${cpid:-0}"
+	check "$call (arena): the child's stat is the child's (pid $cpid)" \
+		only_pid "$R7c" "$W/rf-child" "${cpid:-0}"
 	check "$call (arena): a process record of the child" \
 		sh -c "grep '\"type\":\"process\"' '$R7c' | grep -q '\"pid\":${cpid:-0},'"
 done
