@@ -1280,18 +1280,6 @@ ssize_t st__resolve_exe(struct st_acc *a, const char *path, const char **out)
 	return n;
 }
 
-bool st__hidden(int dirfd, const char *path)
-{
-	if (!st__listing_filtered())
-		return false;
-	struct st_acc *a = &st__tls_acc[1];
-	st__acc_init(a, dirfd, path, SANDTRACE_KIND_QUERY, true);
-	a->quiet = true;
-	int e = st__pre(a);
-	st__acc_done(a);
-	return e == ENOENT;
-}
-
 int st__refused(int dirfd, const char *path, unsigned kind, bool nofollow, bool empty)
 {
 	int saved = errno;
@@ -1303,6 +1291,25 @@ int st__refused(int dirfd, const char *path, unsigned kind, bool nofollow, bool 
 	st__acc_done(a);
 	errno = saved;
 	return e;
+}
+
+bool st__hidden(int dirfd, const char *path)
+{
+	return st__listing_filtered() &&
+	       st__refused(dirfd, path, SANDTRACE_KIND_QUERY, true, false) == ENOENT;
+}
+
+bool st__entry_hidden(char *dir, ssize_t dl, const char *name, size_t nl)
+{
+	if (dl < 0 || dl > PATH_MAX || nl > NAME_MAX || (nl == 1 && name[0] == '.') ||
+	    (nl == 2 && !memcmp(name, "..", 2)))
+		return false;
+	dir[dl] = '/';
+	memcpy(dir + dl + 1, name, nl);
+	dir[dl + 1 + nl] = 0;
+	bool hide = st__hidden(AT_FDCWD, dir);
+	dir[dl] = 0;
+	return hide;
 }
 
 static void record_in(struct st_acc *a, int dirfd, const char *path, unsigned kind, bool nofollow,

@@ -468,6 +468,12 @@ void st__acc_done(struct st_acc *a);
  * directory listing?  Only a denial counts, nothing is recorded, errno is
  * preserved.  Called inside an entered wrapper (uses access slot 1). */
 bool st__hidden(int dirfd, const char *path);
+/* st__entry_hidden - st__hidden of the entry name[0..nl) of a listed
+ * directory whose absolute path is dir[0..dl) (dir has room for NAME_MAX + 2
+ * bytes more).  ".", "..", a name longer than NAME_MAX, and any entry of a
+ * directory that could not be named (dl < 0) or is longer than PATH_MAX,
+ * never are.  dir[dl] is left NUL; inside an entered wrapper. */
+bool st__entry_hidden(char *dir, ssize_t dl, const char *name, size_t nl);
 /* st__refused - would the sandbox refuse an access of this kind to this
  * name?  Its errno (ENOENT, EACCES), or 0.  Quiet like st__hidden: nothing
  * recorded, no violation; errno preserved; inside an entered wrapper. */

@@ -18,23 +18,6 @@
  * (trace-only) this is one flag test per call.  scandir, nftw, fts and glob
  * filter through their own wrappers (wrap_fs.c).
  */
-/* Does the sandbox hide the entry name[0..nl) of the directory whose path
- * dir[0..dl) holds (dir has room for NAME_MAX + 2 bytes more)?  ".", ".."
- * and a name longer than NAME_MAX never are, nor anything when the
- * directory could not be named (dl < 0).  dir is left as it was. */
-static bool entry_hidden(char *dir, ssize_t dl, const char *name, size_t nl)
-{
-	if (dl < 0 || nl > NAME_MAX || (nl == 1 && name[0] == '.') ||
-	    (nl == 2 && !memcmp(name, "..", 2)))
-		return false;
-	dir[dl] = '/';
-	memcpy(dir + dl + 1, name, nl);
-	dir[dl + 1 + nl] = 0;
-	bool hide = st__hidden(AT_FDCWD, dir);
-	dir[dl] = 0;
-	return hide;
-}
-
 /* The body of readdir and readdir_r and their 64-bit twins: the next
  * entry is read until one is not hidden.  got: an entry was read (an
  * expression of r_, the call's result); name: its d_name. */
@@ -56,7 +39,7 @@ static bool entry_hidden(char *dir, ssize_t dl, const char *name, size_t nl)
 			errno = c_.saved_errno;                                                    \
 			r_ = ST_FORWARD(call);                                                     \
 			after_ = errno;                                                            \
-			if (!(got) || !entry_hidden(dir_, dl_, (name), strlen(name)))              \
+			if (!(got) || !st__entry_hidden(dir_, dl_, (name), strlen(name)))          \
 				break;                                                             \
 		}                                                                                  \
 		st__leave(&c_);                                                                    \
@@ -109,7 +92,7 @@ static long dents_filter(int fd, char *buf, long n, size_t name_off)
 		    reclen <= name_off) /* not the kernel's */
 			return n;
 		const char *name = buf + o + name_off;
-		if (!entry_hidden(dir, dl, name, strnlen(name, reclen - name_off))) {
+		if (!st__entry_hidden(dir, dl, name, strnlen(name, reclen - name_off))) {
 			if (w != o)
 				memmove(buf + w, buf + o, reclen);
 			w += reclen;

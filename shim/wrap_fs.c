@@ -802,14 +802,9 @@ static void scan_filter(void **list, int *n, size_t name_off, const char *dir, s
 	if (dlen > PATH_MAX)
 		return;
 	memcpy(full, dir, dlen);
-	full[dlen] = '/';
 	for (int i = 0; i < *n; i++) {
 		const char *name = (const char *)list[i] + name_off;
-		size_t nl = strnlen(name, NAME_MAX + 1);
-		bool hide = nl <= NAME_MAX && !(nl == 1 && name[0] == '.') &&
-			    !(nl == 2 && !memcmp(name, "..", 2)) &&
-			    (memcpy(full + dlen + 1, name, nl + 1), st__hidden(AT_FDCWD, full));
-		if (hide)
+		if (st__entry_hidden(full, (ssize_t)dlen, name, strnlen(name, NAME_MAX + 1)))
 			free(list[i]);
 		else
 			list[w++] = list[i];
@@ -826,18 +821,15 @@ static __thread const char *tls_sel_dir;
 static __thread size_t tls_sel_dlen;
 static bool sel_hidden(const char *name)
 {
-	size_t nl = strnlen(name, NAME_MAX + 1);
-	if (!tls_sel_dir || tls_sel_dlen > PATH_MAX || nl > NAME_MAX || (nl == 1 && name[0] == '.') ||
-	    (nl == 2 && !memcmp(name, "..", 2)))
+	if (!tls_sel_dir || tls_sel_dlen > PATH_MAX)
 		return false;
 	struct st_call c;
 	if (!st__enter(&c))
 		return false;
 	char full[PATH_MAX + NAME_MAX + 2];
 	memcpy(full, tls_sel_dir, tls_sel_dlen);
-	full[tls_sel_dlen] = '/';
-	memcpy(full + tls_sel_dlen + 1, name, nl + 1);
-	bool hide = st__hidden(AT_FDCWD, full);
+	bool hide =
+	    st__entry_hidden(full, (ssize_t)tls_sel_dlen, name, strnlen(name, NAME_MAX + 1));
 	st__leave(&c);
 	errno = c.saved_errno;
 	return hide;
