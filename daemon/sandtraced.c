@@ -108,7 +108,7 @@ struct daemon {
 	/* the dependency auditor (registry.h) */
 	const char *dpkg_root, *owners_path, *deps_list, *deps_from;
 	bool audit, no_implicit_deps;
-	uint64_t arena_size, arena_page;
+	uint64_t arena_size;
 	const char *arena_dir; /* --arena-dir: a tmpfs for the arena (NULL: POSIX shm) */
 	long parent_pid;
 	int ready_fd;
@@ -1369,7 +1369,7 @@ static void finish_report(struct daemon *d)
 		sandtrace_ctrie_stats(&d->arena, &cs);
 		json_t *o = json_pack(
 		    "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "type",
-		    "arena", "size", (json_int_t)h->size, "page_bytes", (json_int_t)d->arena_page,
+		    "arena", "size", (json_int_t)h->size, "page_bytes", (json_int_t)d->arena.page,
 		    "bytes_used", (json_int_t)sandtrace_arena_used(&d->arena),
 		    "inserts", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_INSERTS]),
 		    "cas_retries", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_CAS_RETRIES]),
@@ -1807,18 +1807,6 @@ static void check_arena_dir(const char *dir)
 		      dir);
 }
 
-/* The block size of the arena's file system, in bytes (2 MiB: a tmpfs that
- * serves it in 2 MiB pages); 0 when it cannot be read. */
-static uint64_t arena_page_size(const char *name)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	strlcpy(path, sandtrace_arena_name_is_path(name) ? "" : "/dev/shm", sizeof(path));
-	if (strlcat(path, name, sizeof(path)) >= sizeof(path))
-		return 0;
-	return stat(path, &st) == 0 ? (uint64_t)st.st_blksize : 0;
-}
-
 static void setup_socket(struct daemon *d)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -1915,9 +1903,8 @@ int main(int argc, char **argv)
 		if (rc < 0)
 			fatal("creating the arena%s%s: %s", d->arena_dir ? " in " : "",
 			      d->arena_dir ? d->arena_dir : "", strerror(-rc));
-		d->arena_page = arena_page_size(d->arena_name);
 		st__log("arena %s: %llu bytes, served in pages of %llu bytes", d->arena_name,
-			(unsigned long long)d->arena_size, (unsigned long long)d->arena_page);
+			(unsigned long long)d->arena_size, (unsigned long long)d->arena.page);
 		d->have_arena = true;
 		created_arena = d->arena_name;
 	}

@@ -237,6 +237,7 @@ int sandtrace_arena_create_in(struct sandtrace_arena *a, uint64_t size, uint32_t
 
 	a->base = NULL;
 	a->size = 0;
+	a->page = 0;
 	name[0] = '\0';
 	if (size < ST__ARENA_MIN_SIZE || size > (uint64_t)SIZE_MAX || size > (uint64_t)INT64_MAX)
 		return -EINVAL;
@@ -266,7 +267,8 @@ int sandtrace_arena_create_in(struct sandtrace_arena *a, uint64_t size, uint32_t
 		}
 	}
 	/* Sparse: pages cost memory only when first touched. */
-	if (ftruncate(fd, (off_t)size) < 0)
+	struct stat st;
+	if (ftruncate(fd, (off_t)size) < 0 || fstat(fd, &st) < 0)
 		goto fail;
 	p = st__map_spans(fd, (size_t)size, false);
 	if (p == MAP_FAILED)
@@ -314,6 +316,7 @@ int sandtrace_arena_create_in(struct sandtrace_arena *a, uint64_t size, uint32_t
 
 	a->base = p;
 	a->size = size;
+	a->page = (uint64_t)st.st_blksize;
 	return 0;
 fail:
 	rc = -errno;
@@ -336,6 +339,7 @@ int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size, uin
 
 	a->base = NULL;
 	a->size = 0;
+	a->page = 0;
 	/*
 	 * Too small to hold a header: do not map it at all, reading past the
 	 * end of the object would be SIGBUS, not a clean -EPROTO.
@@ -355,6 +359,7 @@ int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size, uin
 	}
 	a->base = p;
 	a->size = size;
+	a->page = blksize;
 	sandtrace_arena_count(a, SANDTRACE_CTR_ATTACHES, 1);
 	return 0;
 }
@@ -366,6 +371,7 @@ int sandtrace_arena_attach(struct sandtrace_arena *a, const char *name)
 
 	a->base = NULL;
 	a->size = 0;
+	a->page = 0;
 	if (name == NULL || name[0] == '\0')
 		return -EINVAL;
 	fd = st__open_name(name, O_RDWR | O_CLOEXEC, 0);
@@ -384,6 +390,7 @@ void sandtrace_arena_detach(struct sandtrace_arena *a)
 		munmap(a->base, (size_t)a->size);
 	a->base = NULL;
 	a->size = 0;
+	a->page = 0;
 }
 
 int sandtrace_arena_unlink(const char *name)

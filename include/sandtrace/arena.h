@@ -149,6 +149,8 @@ _Static_assert(sizeof(struct sandtrace_arena_header) == 1024, "header is a quart
 struct sandtrace_arena {
 	uint8_t *base;   /* where this process mapped it; NULL when detached */
 	uint64_t size;   /* mapped bytes */
+	uint64_t page;   /* its file system's block size (st_blksize), bytes: 2 MiB when a
+			    tmpfs serves it in 2 MiB pages; 0 when not known */
 };
 
 /*

@@ -535,6 +535,7 @@ START_TEST(create_in_directory)
 	ck_assert(S_ISREG(st.st_mode));
 	ck_assert_uint_eq(st.st_mode & 07777, 0600);
 	ck_assert_uint_eq((uint64_t)st.st_size, MIB);
+	ck_assert_uint_eq(g_a.page, (uint64_t)st.st_blksize);
 	struct sandtrace_arena b;
 	ck_assert_int_eq(sandtrace_arena_attach(&b, g_name), 0);
 	((volatile char *)g_a.base)[MIB - 1] = 'd';
@@ -603,6 +604,7 @@ START_TEST(map_huge_pages_aligned)
 	for (int i = 0; i < 3; i++) {
 		ck_assert_int_eq(sandtrace_arena_map_fd(&b, fd, size, SANDTRACE_ARENA_SPAN), 0);
 		ck_assert_uint_eq((uintptr_t)b.base % SANDTRACE_ARENA_SPAN, 0);
+		ck_assert_uint_eq(b.page, SANDTRACE_ARENA_SPAN);
 		ck_assert_ptr_ne(b.base, (void *)loader_end());
 		ck_assert(!reservation_borders(b.base, size));
 		sandtrace_arena_detach(&b);

@@ -51,7 +51,7 @@ START_TEST(no_root)
 	ck_assert_int_eq(sandtrace_arena_create(&g_a, MIB, 0, g_name), 0);
 	ck_assert_int_eq(sandtrace_ctrie_lookup(&g_a, 0, "/x", 2, &v), -EINVAL);
 	ck_assert_int_eq(sandtrace_ctrie_insert(&g_a, 0, "/x", 2, 1, NULL), -EINVAL);
-	struct sandtrace_arena none = {NULL, 0};
+	struct sandtrace_arena none = {NULL, 0, 0};
 	ck_assert_int_eq(sandtrace_ctrie_lookup(&none, 0, "/x", 2, &v), -EINVAL);
 
 	uint64_t gen = atomic_load(&sandtrace_arena_hdr(&g_a)->generation);
