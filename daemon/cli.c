@@ -28,7 +28,6 @@
 #include <sandtrace/protocol.h>
 
 #include "manifest.h"
-#include "policy_file.h"
 #include "report.h"
 #include "util.h"
 
@@ -192,20 +191,6 @@ static char *preload_value(const char *shim)
 
 /* ---- run ---- */
 
-/* Can the policy in file hide a name (st__policy_hides)?  The daemon has
- * loaded it by now; in doubt (it no longer loads), yes: listings are then
- * filtered by asking the daemon, which costs time, not correctness. */
-static bool policy_hides(const char *file)
-{
-	struct st__policy p = {0};
-	char err[ST_POLICY_ERR_MAX], cwd[PATH_MAX];
-	bool hides = getcwd(cwd, sizeof(cwd)) == NULL ||
-		     st__policy_load(&p, file, false, cwd, getenv("TMPDIR"), err, sizeof(err)) < 0 ||
-		     st__policy_hides(&p);
-	st__policy_free(&p);
-	return hides;
-}
-
 struct run_opts {
 	const char *policy, *report, *summary_file, *pidfile, *log, *arena_size;
 	char *arena_dir; /* --arena-dir, made absolute (realpath) */
@@ -222,10 +207,13 @@ static void note_signal(int sig)
 	dummy_signal = sig;
 }
 
-/* Read "READY name\n" from fd within READY_TIMEOUT_MS.  Returns 0 (name in buf) or -1. */
-static int read_ready(int fd, char *name, size_t namelen)
+/* Read "READY flags name\n" from fd within READY_TIMEOUT_MS: the run's flags
+ * (SANDTRACE_FLAGS for the command, as the daemon set them from its options
+ * and the policy it loaded) and the arena's name ("-": none).  Returns 0
+ * (name in buf, flags in *flags) or -1. */
+static int read_ready(int fd, char *name, size_t namelen, unsigned *flags)
 {
-	char buf[SANDTRACE_ARENA_NAME_MAX + 16];
+	char buf[SANDTRACE_ARENA_NAME_MAX + 32];
 	size_t n = 0;
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -255,7 +243,13 @@ static int read_ready(int fd, char *name, size_t namelen)
 	if (nl == NULL || strncmp(buf, "READY ", 6) != 0)
 		return -1;
 	*nl = '\0';
-	strlcpy(name, strcmp(buf + 6, "-") == 0 ? "" : buf + 6, namelen);
+	char *end;
+	errno = 0;
+	unsigned long f = strtoul(buf + 6, &end, 10);
+	if (errno || end == buf + 6 || *end != ' ' || f > UINT_MAX)
+		return -1;
+	*flags = (unsigned)f;
+	strlcpy(name, strcmp(end + 1, "-") == 0 ? "" : end + 1, namelen);
 	return 0;
 }
 
@@ -782,7 +776,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	close(ready[1]);
 	char arena[SANDTRACE_ARENA_NAME_MAX] = "";
-	if (read_ready(ready[0], arena, sizeof(arena)) < 0) {
+	unsigned flags = 0;
+	if (read_ready(ready[0], arena, sizeof(arena), &flags) < 0) {
 		close(ready[0]);
 		int st = 0;
 		/* Give a dying daemon a moment, then make sure it is gone. */
@@ -812,12 +807,6 @@ static int cmd_run(int argc, char **argv)
 			warn("--pidfile %s", o.pidfile);
 	}
 
-	unsigned flags = st__run_flags(o.fence, o.fail_open, o.record_all, o.no_cache);
-	flags |= st__mf_opts_flags(&mfo);
-	/* --no-cache: the shim has no compiled policy to filter directory
-	 * listings by, so say whether this one can hide a name */
-	if (o.no_cache && !o.fence && o.policy != NULL && policy_hides(o.policy))
-		flags |= SANDTRACE_F_HIDES;
 	char *preload = preload_value(shim);
 	pid_t cpid = fork();
 	if (cpid < 0) {

@@ -1963,9 +1963,11 @@ int main(int argc, char **argv)
 	d->last_flush_ns = now_ns();
 
 	if (d->ready_fd >= 0) {
-		char line[SANDTRACE_ARENA_NAME_MAX + 16];
-		int n =
-		    snprintf(line, sizeof(line), "READY %s\n", d->have_arena ? d->arena_name : "-");
+		/* the run's flags for the traced processes' environment, then
+		 * the arena's name (which may hold spaces: the rest of the line) */
+		char line[SANDTRACE_ARENA_NAME_MAX + 32];
+		int n = snprintf(line, sizeof(line), "READY %u %s\n", d->run_flags,
+				 d->have_arena ? d->arena_name : "-");
 		if (write(d->ready_fd, line, (size_t)n) != n)
 			st__log("writing READY to fd %d: %s", d->ready_fd, strerror(errno));
 		close(d->ready_fd);
