@@ -390,6 +390,25 @@ static bool make_abs(struct st_acc *a)
 }
 
 /* Resolve a->abs into a->rpath (symlinks followed as the call would). */
+/* st_walk.through for the sandbox: may a ".." leave dir?  Not when the
+ * sandbox hides dir (a query of it is denied, ENOENT): the kernel's lookup
+ * of ".." in a directory the program cannot see would fail, and
+ * "denied/../allowed" would tell that it exists.  A directory under an ask
+ * rule passes (the answer the caller gets is about the whole path). */
+static bool dir_passable(const char *dir, size_t len)
+{
+	if (st__g.arena.base)
+		return sandtrace_policy_match(st__g.arena.base, atomic_load(&st__g.policy),
+					      SANDTRACE_CLASS_READ, dir, len,
+					      NULL) != SANDTRACE_DENY;
+	/* without the arena the daemon judges (only when the run's policy can
+	 * hide a name: st__listing_filtered); a lost daemon passes it, and the
+	 * caller's own request then fails as it must */
+	struct sandtrace_verdict vd;
+	return st__request(SANDTRACE_KIND_QUERY, dir, len, &vd) != 0 ||
+	       vd.action != SANDTRACE_DENY || vd.err == EACCES;
+}
+
 static void resolve(struct st_acc *a)
 {
 	if (a->resolved)
@@ -400,7 +419,8 @@ static void resolve(struct st_acc *a)
 	if (a->abs_len + 1 <= sizeof(a->rbuf)) {
 		/* the directory part: "/a/b" of "/a/b/c" (none for "/c") */
 		const char *e = memrchr(a->abs, '/', a->abs_len);
-		size_t dlen = e ? (size_t)(e - a->abs) : 0, known = 0, conf = 0;
+		size_t dlen = e ? (size_t)(e - a->abs) : 0;
+		struct st_walk w = {.through = st__listing_filtered() ? dir_passable : NULL};
 		uint32_t v, gen = 0;
 		size_t klen;
 		/* the memo's key borrows the generation prefix in front of abs,
@@ -414,12 +434,12 @@ static void resolve(struct st_acc *a)
 			gen = gen_of(a->abs, dlen);
 			k = key_with(a, gen, dlen, &klen);
 			if (sandtrace_ctrie_lookup(&st__g.arena, KEY_DIR_SELF, k, klen, &v) == 1)
-				known = dlen;
+				w.known = dlen;
 		}
 		n = st__path_resolve(a->abs, a->abs_len, !a->nofollow, a->rbuf, sizeof(a->rbuf),
-				     &a->magic_fd, st__tls()->scratch, ST_PATH_BUF, known, &conf,
-				     &a->via_link);
-		if (memo && !known && n >= 0 && conf >= dlen) {
+				     &a->magic_fd, st__tls()->scratch, ST_PATH_BUF, &w);
+		a->via_link = w.via_link;
+		if (memo && !w.known && n >= 0 && w.confirmed >= dlen) {
 			k = key_with(a, gen, dlen, &klen);
 			sandtrace_ctrie_insert(&st__g.arena, KEY_DIR_SELF, k, klen, 1, NULL);
 		}
@@ -493,6 +513,8 @@ static bool magic_fd_grants(const struct st_acc *a)
 static uint32_t decide_local(struct st_acc *a, unsigned cls)
 {
 	resolve(a);
+	if (a->via_link & ST_VIA_HIDDEN)
+		return SANDTRACE_DENY; /* through a hidden directory (rpath names it) */
 	if (a->skip || (a->magic_fd && magic_fd_grants(a)))
 		return SANDTRACE_ALLOW;
 	const struct sandtrace_policy_table *pol = atomic_load(&st__g.policy);
@@ -541,6 +563,8 @@ static uint32_t decide_local(struct st_acc *a, unsigned cls)
 static uint32_t decide_remote(struct st_acc *a)
 {
 	resolve(a);
+	if (a->via_link & ST_VIA_HIDDEN)
+		return SANDTRACE_DENY;
 	if (a->skip || (a->magic_fd && magic_fd_grants(a)))
 		return SANDTRACE_ALLOW;
 	struct sandtrace_verdict vd;
@@ -1270,7 +1294,7 @@ ssize_t st__resolve_exe(struct st_acc *a, const char *path, const char **out)
 		/* through a /proc magic link: what it names is the exec'ing
 		 * process's (a spawn's file actions change it in the child) */
 		if (a->rpath == a->rbuf && !a->magic_fd && !a->skip && a->rpath_len > 0 &&
-		    !(a->via_link & ST_VIA_MAGIC)) {
+		    !(a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN))) {
 			*out = a->rpath;
 			n = (ssize_t)a->rpath_len;
 		}

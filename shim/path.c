@@ -204,8 +204,7 @@ static bool proc_is_own(const char *p, size_t len)
 }
 
 ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
-			 bool *magic, char *rest, size_t rcap, size_t known, size_t *confirmed,
-			 unsigned *via_link)
+			 bool *magic, char *rest, size_t rcap, struct st_walk *w)
 {
 	/* out holds the resolved prefix (no trailing '/', "" for the root);
 	 * rest holds what is left to walk.  While pristine (no link followed,
@@ -217,11 +216,12 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 	bool pristine = true;
 	char link[PATH_MAX + 1];
 
+	size_t known = w ? w->known : 0;
+	unsigned via_none, *via = w ? &w->via_link : &via_none;
 	*magic = false;
-	if (confirmed)
-		*confirmed = 0;
-	if (via_link)
-		*via_link = 0;
+	*via = 0;
+	if (w)
+		w->confirmed = 0;
 	if (len + 1 > rcap || len == 0 || in[0] != '/' || known >= len || known > cap ||
 	    (known && in[known] != '/'))
 		return -1;
@@ -253,6 +253,15 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		}
 		if (clen == 2 && rest[s] == '.' && rest[s + 1] == '.') {
 			pristine = false;
+			/* the kernel looks ".." up in the directory out names: a
+			 * directory the sandbox hides is not there to leave */
+			if (w && w->through && olen > 0) {
+				out[olen] = 0;
+				if (!w->through(out, olen)) {
+					*via |= ST_VIA_HIDDEN;
+					return (ssize_t)olen;
+				}
+			}
 			while (olen > 0 && out[olen - 1] != '/')
 				olen--;
 			if (olen > 0)
@@ -286,20 +295,19 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			memcpy(out + olen, rest + pos, tail);
 			olen += tail;
 			out[olen] = 0;
-			if (confirmed)
-				*confirmed = conf;
+			if (w)
+				w->confirmed = conf;
 			return st__path_fold(out, olen);
 		}
 		link[n] = 0;
 		/* /proc/self and /proc/thread-self lead to the calling process's
 		 * (thread's) own directory: what lies beyond moves with the
 		 * process, so no key may hold it (each process is recorded) */
-		if (via_link && ((cand == 10 && !memcmp(out, "/proc/self", 10)) ||
-				 (cand == 17 && !memcmp(out, "/proc/thread-self", 17))))
-			*via_link |= ST_VIA_MAGIC;
+		if ((cand == 10 && !memcmp(out, "/proc/self", 10)) ||
+		    (cand == 17 && !memcmp(out, "/proc/thread-self", 17)))
+			*via |= ST_VIA_MAGIC;
 		if (is_proc_magic(out, cand)) {
-			if (via_link) /* what it names moves with the process (chdir, dup2) */
-				*via_link |= ST_VIA_MAGIC;
+			*via |= ST_VIA_MAGIC; /* what it names moves with the process (chdir, dup2) */
 			/*
 			 * Only a magic link that is the whole path names an open
 			 * file of the process (never a violation: it was opened
@@ -316,8 +324,7 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 				n -= 10, link[n] = 0;
 		}
 		pristine = false;
-		if (via_link)
-			*via_link |= ST_VIA_LINK;
+		*via |= ST_VIA_LINK;
 		if (++hops > 40) /* ELOOP: let the real call say so */
 			goto lexical;
 		/* rest := link + rest[pos..] */
@@ -337,8 +344,8 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		olen = 1;
 	}
 	out[olen] = 0;
-	if (confirmed)
-		*confirmed = conf;
+	if (w)
+		w->confirmed = conf;
 	return (ssize_t)olen;
 lexical:
 	if (len + 1 > cap)

@@ -542,26 +542,40 @@ ssize_t st__path_join(const char *base, size_t blen, const char *rel, size_t rle
 bool st__path_is_clean(const char *p, size_t len);
 ssize_t st__path_clean(char *p, size_t len);     /* collapse //, /./, trailing / ; keeps .. */
 ssize_t st__path_fold(char *p, size_t len);      /* lexical fold of .. too (no symlink check) */
+/* What st__path_resolve is told, beside the path, and tells back. */
+struct st_walk {
+	/* in: the length of a prefix of the path, ending before a '/', that
+	 * the caller knows resolves to itself (no component a link, no "." or
+	 * ".."): taken as is, without a readlink (0: none) */
+	size_t known;
+	/* in, or NULL: asked of each directory a ".." component leaves
+	 * (dir[0..len), NUL-terminated, resolved), before it is left; false
+	 * (the sandbox hides it, so the kernel's lookup of ".." in it would
+	 * fail) ends the walk there: out names that directory and via_link
+	 * gets ST_VIA_HIDDEN.  Must be async-signal-safe. */
+	bool (*through)(const char *dir, size_t len);
+	/* out: the length of the longest prefix of the path, at a component
+	 * boundary, that this walk found to resolve to itself (known included;
+	 * 0 on the -1 and loop returns) */
+	size_t confirmed;
+	/* out: ST_VIA_LINK when a symlink was followed on the way;
+	 * ST_VIA_MAGIC when one of them was a /proc magic link (what it names
+	 * moves with the process); ST_VIA_HIDDEN as above */
+	unsigned via_link;
+};
+#define ST_VIA_LINK 1u
+#define ST_VIA_MAGIC 2u
+#define ST_VIA_HIDDEN 4u
 /* st__path_resolve - resolve symlinks as the kernel would (all components,
  * the last one only if follow).  in is absolute.  Returns the length, or -1
  * when the path leads to a non-file (pipe:[N], socket:[N], anon_inode) and
  * sets *magic when the whole path is a /proc/<pid>/{fd/N,exe,cwd,root} link
  * (through one, the rest is resolved and judged like any path).  A loop gives
  * up after 40 links and returns the input, folded.  Uses readlink only.
- * known: the length of a prefix of in, ending before a '/', that the caller
- * knows resolves to itself (no component a link, no "." or ".."): it is
- * taken as is, without a readlink (0: none).  *confirmed (NULL: not wanted)
- * gets the length of the longest such prefix of in, at a component
- * boundary, that this walk found to resolve to itself (known included; 0
- * on the -1 and loop returns).  *via_link (NULL: not wanted) gets
- * ST_VIA_LINK when a symlink was followed on the way, and ST_VIA_MAGIC when
- * one of them was a /proc magic link (what it names moves with the process).
- * Async-signal-safe. */
-#define ST_VIA_LINK 1u
-#define ST_VIA_MAGIC 2u
+ * w (NULL: nothing to tell) carries the options and results of struct
+ * st_walk.  Async-signal-safe. */
 ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
-			 bool *magic, char *scratch, size_t scap, size_t known, size_t *confirmed,
-			 unsigned *via_link);
+			 bool *magic, char *scratch, size_t scap, struct st_walk *w);
 
 /* Connection (client.c).  All preserve errno and never allocate. */
 int st__send_access(const struct sandtrace_access *acc, const char *path, size_t len,

@@ -444,4 +444,25 @@ for mode in "" --no-cache; do
 	out=$("$ST" run $mode --policy "$W/nl/pol-allow" -- ls "$W/nl/d" | tr '\n' ' ')
 	check "allow-only policy ${mode:-(arena)}: ls lists both (got: $out)" test "$out" = "hidden visible "
 done
+# A path through a hidden directory and back up ("hidden/../pub/f") fails as the kernel's
+# walk would if the directory were not there, and is a violation of that directory; a ".."
+# out of a visible directory still works.  With the arena, without it (--no-cache: each
+# directory a ".." leaves is asked of the daemon) and through a symlink's target.
+mkdir -p "$W/dd/hidden/sub" "$W/dd/pub"; echo p > "$W/dd/pub/f"
+ln -s ../hidden/../pub/f "$W/dd/pub/via-link"
+printf 'deny any %s\nallow any /\n' "$W/dd/hidden" > "$W/dd/pol"
+for mode in "" --no-cache; do
+	R8=$W/dd/r$mode.jsonl
+	out=$("$ST" run $mode --policy "$W/dd/pol" --report "$R8" -- sh -c '
+		for p in "$1/hidden/../pub/f" "$1/hidden/sub/../../pub/f" "$1/pub/via-link" \
+			"$1/pub/../pub/f"; do
+			"$2" stat "$p"; "$2" open-r "$p"
+		done' sh "$W/dd" "$DRV" | tr '\n' ' ')
+	check "through a hidden directory and back ${mode:-(arena)}: ENOENT (got: $out)" \
+		test "$out" = "ENOENT ENOENT ENOENT ENOENT ENOENT ENOENT ok ok "
+	check "through a hidden directory ${mode:-(arena)}: a violation of it" \
+		sh -c "grep '\"type\":\"violation\"' '$R8' | grep -qF '\"path\":\"$W/dd/hidden\"'"
+	check "through a hidden directory ${mode:-(arena)}: pub/f not a violation" \
+		sh -c "! grep '\"type\":\"violation\"' '$R8' | grep -qF '$W/dd/pub'"
+done
 done_

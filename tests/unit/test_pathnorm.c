@@ -187,7 +187,7 @@ static ssize_t res(const char *rel, bool follow, char *out, bool *magic)
 	static char in[ST_PATH_BUF + PATH_MAX], scratch[ST_PATH_BUF];
 	snprintf(in, sizeof(in), "%s/%s", tree, rel);
 	return st__path_resolve(in, strlen(in), follow, out, ST_PATH_BUF, magic, scratch,
-				sizeof(scratch), 0, NULL, NULL);
+				sizeof(scratch), NULL);
 }
 
 START_TEST(test_resolve)
@@ -271,8 +271,12 @@ static ssize_t walk(const char *in, bool follow, size_t known, size_t *conf, uns
 {
 	static char scratch[ST_PATH_BUF];
 	bool magic;
-	return st__path_resolve(in, strlen(in), follow, walk_out, sizeof(walk_out), &magic,
-				scratch, sizeof(scratch), known, conf, via);
+	struct st_walk w = {.known = known, .confirmed = 99, .via_link = 99};
+	ssize_t n = st__path_resolve(in, strlen(in), follow, walk_out, sizeof(walk_out), &magic,
+				     scratch, sizeof(scratch), &w);
+	*conf = w.confirmed;
+	*via = w.via_link;
+	return n;
 }
 
 START_TEST(test_resolve_confirmed)
@@ -326,6 +330,70 @@ START_TEST(test_resolve_confirmed)
 }
 END_TEST
 
+/* st_walk.through: the directories a ".." leaves, in order; the one named
+ * in refuse (its last component) stops the walk */
+static char left[8][ST_PATH_BUF];
+static int nleft;
+static const char *refuse;
+static bool through(const char *dir, size_t len)
+{
+	ck_assert_uint_eq(strlen(dir), len);
+	if (nleft < 8)
+		snprintf(left[nleft++], ST_PATH_BUF, "%s", dir);
+	const char *slash = strrchr(dir, '/');
+	return !(refuse && slash && strcmp(slash + 1, refuse) == 0);
+}
+
+START_TEST(test_resolve_through)
+{
+	static char in[ST_PATH_BUF], out[ST_PATH_BUF], want[ST_PATH_BUF];
+	char scratch[ST_PATH_BUF];
+	bool magic;
+	make_tree();
+	char *rt = realpath(tree, NULL);
+	/* each ".." asks about the directory it leaves, resolved (a link's
+	 * target, not its name) */
+	struct st_walk w = {.through = through};
+	nleft = 0;
+	refuse = NULL;
+	snprintf(in, sizeof(in), "%s/real/sub/../../link/../sub/file", rt);
+	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch), &w),
+			 0);
+	snprintf(want, sizeof(want), "%s/real/sub/file", rt);
+	ck_assert_str_eq(out, want);
+	ck_assert_uint_eq(w.via_link & ST_VIA_HIDDEN, 0);
+	ck_assert_int_eq(nleft, 3);
+	snprintf(want, sizeof(want), "%s/real/sub", rt);
+	ck_assert_str_eq(left[0], want);
+	snprintf(want, sizeof(want), "%s/real", rt);
+	ck_assert_str_eq(left[1], want);
+	snprintf(want, sizeof(want), "%s/real/sub", rt);
+	ck_assert_str_eq(left[2], want); /* link -> real/sub */
+	/* a refused directory ends the walk: out names it (here reached
+	 * through the link) */
+	nleft = 0;
+	refuse = "sub";
+	snprintf(in, sizeof(in), "%s/link/../sub/file", rt);
+	ssize_t n = st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+				     sizeof(scratch), &w);
+	snprintf(want, sizeof(want), "%s/real/sub", rt);
+	ck_assert_int_eq(n, (ssize_t)strlen(want));
+	ck_assert_str_eq(out, want);
+	ck_assert_uint_eq(w.via_link & ST_VIA_HIDDEN, ST_VIA_HIDDEN);
+	/* no ".." in the path: never asked, even under the refused name */
+	nleft = 0;
+	snprintf(in, sizeof(in), "%s/real/sub/file", rt);
+	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch), &w),
+			 0);
+	ck_assert_int_eq(nleft, 0);
+	ck_assert_uint_eq(w.via_link, 0);
+	free(rt);
+	drop_tree();
+}
+END_TEST
+
 START_TEST(test_resolve_proc_fd)
 {
 	char out[ST_PATH_BUF], scratch[ST_PATH_BUF], in[64];
@@ -335,7 +403,7 @@ START_TEST(test_resolve_proc_fd)
 	snprintf(in, sizeof(in), "/dev/fd/%d", p[0]);
 	/* a pipe by number is not a file */
 	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, NULL, NULL),
+					  sizeof(scratch), NULL),
 			 -1);
 	ck_assert(magic);
 	int fd = open("/etc/hostname", O_RDONLY);
@@ -343,7 +411,7 @@ START_TEST(test_resolve_proc_fd)
 	snprintf(in, sizeof(in), "/proc/self/fd/%d", fd);
 	magic = false;
 	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
-					  sizeof(scratch), 0, NULL, NULL),
+					  sizeof(scratch), NULL),
 			 0);
 	ck_assert(magic);
 	ck_assert_str_eq(out, "/etc/hostname");
@@ -398,6 +466,7 @@ Suite *suite_pathnorm(void)
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_dir_slot);
 	tcase_add_test(tc, test_resolve_confirmed);
+	tcase_add_test(tc, test_resolve_through);
 	tcase_add_test(tc, test_resolve_proc_fd);
 	tcase_add_test(tc, test_copy_short);
 	suite_add_tcase(s, tc);
