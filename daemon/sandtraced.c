@@ -686,7 +686,10 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 		 * decide_local); one without it cannot (its HELLO, by the
 		 * socket, said so): the cache entry below is for its answers
 		 * (this daemon reads no other request before it is in) */
-		struct sandtrace_verdict vd = {.action = (uint8_t)action, .err = err};
+		struct sandtrace_verdict vd = {
+		    .action = (uint8_t)action,
+		    .flags = st__policy_hides(&d->policy) ? SANDTRACE_VF_HIDES : 0,
+		    .err = err};
 		struct iovec iov = {&vd, sizeof(vd)};
 		int sent = reply(d, c, SANDTRACE_MSG_VERDICT, f->seq, &iov, 1);
 		const struct image *asker = image_of(d, c->pid ? c->pid : c->peer_pid);

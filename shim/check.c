@@ -559,6 +559,21 @@ static uint32_t decide_local(struct st_acc *a, unsigned cls)
 	return act;
 }
 
+/* Without the arena: whether the daemon's policy can hide a name, as its
+ * answer says (a reload may have brought the first deny rule, or taken the
+ * last away), for st__listing_filtered, this process's later listings and
+ * what it execs.  Written by whichever thread got an answer last. */
+static void take_hides(const struct sandtrace_verdict *vd)
+{
+	bool hides = (vd->flags & SANDTRACE_VF_HIDES) != 0;
+	if (hides == ((__atomic_load_n(&st__g.flags, __ATOMIC_RELAXED) & SANDTRACE_F_HIDES) != 0))
+		return;
+	if (hides)
+		__atomic_fetch_or(&st__g.flags, SANDTRACE_F_HIDES, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&st__g.flags, ~(unsigned)SANDTRACE_F_HIDES, __ATOMIC_RELAXED);
+}
+
 /* Decide by asking the daemon (no arena). */
 static uint32_t decide_remote(struct st_acc *a)
 {
@@ -568,8 +583,10 @@ static uint32_t decide_remote(struct st_acc *a)
 	if (a->skip || (a->magic_fd && magic_fd_grants(a)))
 		return SANDTRACE_ALLOW;
 	struct sandtrace_verdict vd;
-	if (st__request(a->kind, a->rpath, a->rpath_len, &vd) == 0)
+	if (st__request(a->kind, a->rpath, a->rpath_len, &vd) == 0) {
+		take_hides(&vd);
 		return sandtrace_verdict_value(vd.action, vd.err);
+	}
 	if ((st__g.flags & SANDTRACE_F_FENCED) && !(st__g.flags & SANDTRACE_F_FAIL_OPEN))
 		return SANDTRACE_DENY;
 	a->fail_open = (st__g.flags & SANDTRACE_F_FENCED) != 0;
@@ -1278,9 +1295,11 @@ bool st__listing_filtered(void)
 		st__policy_refresh();
 		return !atomic_load_explicit(&st__g.trivial_policy, memory_order_relaxed);
 	}
-	/* without the arena: what the run's flags say (the CLI or the daemon
-	 * read the policy; a reload that adds the first deny rule is not seen) */
-	return (st__g.flags & (SANDTRACE_F_FENCED | SANDTRACE_F_HIDES)) != 0;
+	/* without the arena: what the run's flags said at the start, kept up to
+	 * date by each answer of the daemon (take_hides): the listing's own
+	 * opendir asked it */
+	return (__atomic_load_n(&st__g.flags, __ATOMIC_RELAXED) &
+		(SANDTRACE_F_FENCED | SANDTRACE_F_HIDES)) != 0;
 }
 
 ssize_t st__resolve_exe(struct st_acc *a, const char *path, const char **out)

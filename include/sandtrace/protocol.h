@@ -148,8 +148,17 @@ _Static_assert(sizeof(struct sandtrace_access) == 24, "access is 24 bytes");
 /* VERDICT payload: answer to an ACCESS with SANDTRACE_AF_REPLY. */
 struct sandtrace_verdict {
 	uint8_t action; /* enum sandtrace_action: ALLOW or DENY (ask is resolved) */
-	uint8_t reserved[3];
+	uint8_t flags;  /* enum sandtrace_verdict_flags: the daemon's policy as of the answer */
+	uint8_t reserved[2];
 	int32_t err;    /* errno to fail the call with when denied: ENOENT or EACCES */
+};
+/* VERDICT flags: what a process without the arena (--no-cache, which has no
+ * compiled policy to read) learns of the policy with each answer; a reload
+ * (SIGHUP) can change it.  A daemon that sets none is the same as one whose
+ * policy hides nothing. */
+enum sandtrace_verdict_flags {
+	SANDTRACE_VF_HIDES = 1u << 0 /* the policy can hide a name (st__policy_hides): listings
+					are filtered (SANDTRACE_F_HIDES) */
 };
 _Static_assert(sizeof(struct sandtrace_verdict) == 8, "verdict is 8 bytes");
 

@@ -444,6 +444,18 @@ for mode in "" --no-cache; do
 	out=$("$ST" run $mode --policy "$W/nl/pol-allow" -- ls "$W/nl/d" | tr '\n' ' ')
 	check "allow-only policy ${mode:-(arena)}: ls lists both (got: $out)" test "$out" = "hidden visible "
 done
+# Without the arena, each answer of the daemon says whether its policy can hide a name
+# now: a reload that brings the first deny rule filters the next listing (a new process,
+# started with the run's flags from before it).
+mkdir -p "$W/nr/d"; : > "$W/nr/d/visible"; : > "$W/nr/d/hidden"
+printf 'allow any /\n' > "$W/nr/pol"
+out=$("$ST" run --no-cache --policy "$W/nr/pol" --pidfile "$W/nr/pid" -- sh -c '
+	ls "$1/d" | tr "\n" " "; echo
+	printf "deny any %s\nallow any /\n" "$1/d/hidden" > "$1/pol"; kill -HUP $(cat "$1/pid")
+	i=0; while ls "$1/d" | grep -q hidden && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+	ls "$1/d" | tr "\n" " "' sh "$W/nr")
+check "no-cache: a reload bringing a deny rule filters the next listing (got: $(echo $out))" \
+	test "$(echo $out)" = "hidden visible visible"
 # A path through a hidden directory and back up ("hidden/../pub/f") fails as the kernel's
 # walk would if the directory were not there, and is a violation of that directory; a ".."
 # out of a visible directory still works.  With the arena, without it (--no-cache: each

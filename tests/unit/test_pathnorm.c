@@ -157,7 +157,7 @@ static void make_tree(void)
 {
 	strcpy(tree, "/tmp/st-pathnorm-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(tree));
-	char p[PATH_MAX * 2], t[PATH_MAX * 2];
+	char p[PATH_MAX * 2], t[PATH_MAX * 2 + 16];
 	snprintf(p, sizeof(p), "%s/real/sub", tree);
 	ck_assert_int_eq(system((snprintf(t, sizeof(t), "mkdir -p %s", p), t)), 0);
 	snprintf(p, sizeof(p), "%s/real/sub/file", tree);
