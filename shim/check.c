@@ -492,9 +492,12 @@ static int magic_fd_number(const char *p, size_t n)
  * violation: it holds the file already.  But a reopen that asks for more
  * than the descriptor was opened for (a write through a descriptor opened
  * read-only, anything through an O_PATH one, which grants no access) is a
- * new access of the file, judged by where it is. */
+ * new access of the file, judged by where it is; so is an exec, which no
+ * descriptor grants (execv("/dev/fd/N") is judged as fexecve(N) is). */
 static bool magic_fd_grants(const struct st_acc *a)
 {
+	if (a->kind == SANDTRACE_KIND_EXEC && magic_fd_number(a->abs, a->abs_len) >= 0)
+		return false;
 	if (a->kind != SANDTRACE_KIND_WRITE && a->kind != SANDTRACE_KIND_READ &&
 	    a->kind != SANDTRACE_KIND_EXEC && a->kind != SANDTRACE_KIND_DIR)
 		return true;

@@ -501,7 +501,7 @@ void st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow,
 /* st__fd_path - the path of an open descriptor of the calling thread (Linux:
  * /proc/thread-self/fd), NUL-terminated in buf (cap bytes); a removed file's
  * " (deleted)" mark is taken off.  Returns its length, or -errno: -ENOENT for
- * a non-file (pipe, socket, ...), -ENAMETOOLONG for a directory too deep for
+ * a non-file (pipe, socket, ...) and for a memfd (st__name_anonymous), -ENAMETOOLONG for a directory too deep for
  * the kernel to name, -EBADF.  Preserves errno. */
 ssize_t st__fd_path(int fd, char *buf, size_t cap); /* platform hook: shim/os/<system>.c */
 /* st__fd_name - the same, byte for byte as the kernel names it (a removed
@@ -512,6 +512,14 @@ ssize_t st__fd_name(int fd, char *buf, size_t cap); /* platform hook: shim/os/<s
 static inline bool st__name_deleted(const char *name, size_t n)
 {
 	return n > 10 && memcmp(name + n - 10, " (deleted)", 10) == 0;
+}
+/* st__name_anonymous - is name[0..n), as the kernel names an open file, a
+ * file with no place in any file system: a memfd ("/memfd:NAME (deleted)",
+ * memfd_create(2)).  What is read or run from one was written by the
+ * process or handed to it, never a dependency on a path.  Async-signal-safe. */
+static inline bool st__name_anonymous(const char *name, size_t n)
+{
+	return n > 7 && memcmp(name, "/memfd:", 7) == 0 && st__name_deleted(name, n);
 }
 
 /* st__arena_open - open the arena object NAME, a POSIX shared-memory name or

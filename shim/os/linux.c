@@ -63,6 +63,8 @@ ssize_t st__fd_path(int fd, char *buf, size_t cap)
 	ssize_t n = st__fd_name(fd, buf, cap);
 	if (n < 0)
 		return n; /* EBADF; ENAMETOOLONG: a directory too deep to be named */
+	if (st__name_anonymous(buf, (size_t)n))
+		return -ENOENT; /* a memfd: no path to judge or record */
 	/* the kernel's mark of a name that was removed (the file may live on
 	 * under another link): name what it was; a name that merely ends so,
 	 * the same file under that very name, is kept */

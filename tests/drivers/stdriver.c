@@ -470,6 +470,26 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "exec")) {
 		execl(p, p, (char *)NULL);
 		r = -1;
+	} else if (!strcmp(c, "fexecve")) {
+		/* p: a descriptor number (one the shell opened) */
+		char *av[] = {"fexecve", NULL};
+		fexecve(atoi(p), av, environ);
+		r = -1;
+	} else if (!strcmp(c, "exec-memfd")) {
+		/* p copied into a memfd, run by fexecve, or by execv of its
+		 * /dev/fd/N name when q is "devfd" */
+		int in = open(p, O_RDONLY), fd = memfd_create("prog", 0);
+		ssize_t n;
+		while (in >= 0 && fd >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+			if (write(fd, buf, (size_t)n) != n)
+				break;
+		char *av[] = {"memfd", NULL}, name[32];
+		snprintf(name, sizeof(name), "/dev/fd/%d", fd);
+		if (in >= 0 && fd >= 0 && q && !strcmp(q, "devfd"))
+			execv(name, av);
+		else if (in >= 0 && fd >= 0)
+			fexecve(fd, av, environ);
+		r = -1;
 	} else if (!strcmp(c, "spawnp") || !strcmp(c, "spawn") || !strcmp(c, "execvp")) {
 		/* p run by posix_spawnp (a PATH search), posix_spawn or execvp;
 		 * the result line after the child's output */

@@ -444,6 +444,21 @@ for mode in "" --no-cache; do
 	out=$("$ST" run $mode --policy "$W/nl/pol-allow" -- ls "$W/nl/d" | tr '\n' ' ')
 	check "allow-only policy ${mode:-(arena)}: ls lists both (got: $out)" test "$out" = "hidden visible "
 done
+# An exec by a descriptor's name (/dev/fd/N, /proc/self/fd/N) runs the file the descriptor
+# holds: judged where that file is, as fexecve(N) is (no descriptor grants an exec); a
+# memfd has no place in the file system and runs by either way.
+cp /bin/true "$W/out/prog"; cp /bin/true "$W/in/prog"
+for f in out in; do
+	out=$(for how in "exec /dev/fd/5" "exec /proc/self/fd/5" "fexecve 5"; do
+		"$ST" run --fence --policy "$W/policy" -- "$DRV" $how 5<"$W/$f/prog"; echo "rc=$?"
+	done | tr '\n' ' ')
+	want="ENOENT rc=0 ENOENT rc=0 ENOENT rc=0 "; [ $f = in ] && want="rc=0 rc=0 rc=0 "
+	check "exec by descriptor name of a file in $f: as fexecve (got: $out)" test "$out" = "$want"
+done
+out=$(for how in fexecve devfd; do
+	"$ST" run --fence --policy "$W/policy" -- "$DRV" exec-memfd /bin/true $how; echo "rc=$?"
+done | tr '\n' ' ')
+check "a memfd runs under a fence, by fexecve and by /dev/fd/N (got: $out)" test "$out" = "rc=0 rc=0 "
 # Without the arena, each answer of the daemon says whether its policy can hide a name
 # now: a reload that brings the first deny rule filters the next listing (a new process,
 # started with the run's flags from before it).
