@@ -1026,6 +1026,17 @@ static int clone_tramp(void *p)
 	st__clone_child(t->parent, t->files);
 	return t->fn(t->arg);
 }
+/* the child of a clone(CLONE_VM | CLONE_VFORK): a vfork child (st__vchild,
+ * set by st__vfork_begin in the memory and thread-local storage it shares
+ * with its suspended parent), which may end by returning from fn, a raw
+ * exit no exit wrapper sees: its exit is recorded here */
+static int clone_vfork_tramp(void *p)
+{
+	struct clone_tramp *t = p;
+	int r = t->fn(t->arg);
+	st__exit_hook(r);
+	return r;
+}
 EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
 	va_list ap;
@@ -1035,7 +1046,22 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	pid_t *ctid = va_arg(ap, pid_t *);
 	va_end(ap);
 	st__init();
-	if (!st__g.active || st__depth || st__vchild || !fn || (flags & (CLONE_VM | CLONE_THREAD)))
+	if (!st__g.active || st__depth || st__vchild || !fn)
+		return REAL(clone)(fn, stack, flags, arg, ptid, tls, ctid);
+	const int vfork_like = CLONE_VM | CLONE_VFORK;
+	if ((flags & (vfork_like | CLONE_THREAD | CLONE_SETTLS)) == vfork_like) {
+		/* a vfork by another name (the parent waits until the child
+		 * execs or exits; the child runs on the parent's thread-local
+		 * storage): the vfork wrapper's state, when the child's exec
+		 * can be handled in the arena alone; else as before, its
+		 * records under the parent's pid */
+		if (st__vfork_begin() != 1 || !st__vchild)
+			return REAL(clone)(fn, stack, flags, arg, ptid, tls, ctid);
+		struct clone_tramp t = {fn, arg, st__g.pid, false};
+		int r = REAL(clone)(clone_vfork_tramp, stack, flags, &t, ptid, tls, ctid);
+		return (int)st__vfork_end(r < 0 ? -(long)errno : r);
+	}
+	if (flags & (CLONE_VM | CLONE_THREAD))
 		return REAL(clone)(fn, stack, flags, arg, ptid, tls, ctid);
 	struct clone_tramp t = {fn, arg, st__g.pid, (flags & CLONE_FILES) != 0};
 	return REAL(clone)(clone_tramp, stack, flags, &t, ptid, tls, ctid);

@@ -58,8 +58,8 @@ extern char **environ;
  *     "hang" when the stat did not return in 10 s)
  *   rawclose-conn PATH: stat PATH, close 900 by an inline system call, then stat
  *     PATH-after-0 .. PATH-after-19 (each must still be recorded)
- *   clone-vm PATH, clone-files PATH: a child made by clone(2) with CLONE_VM (its own stack)
- *     or CLONE_FILES stats PATH-child-<its pid>, then the parent stats PATH-parent-<its
+ *   clone-vm PATH, clone-vfork PATH, clone-files PATH: a child made by clone(2) with
+ *     CLONE_VM (its own stack), CLONE_VM | CLONE_VFORK or CLONE_FILES stats PATH-child-<its pid>, then the parent stats PATH-parent-<its
  *     pid>, three times each ("ok" when every child ran; the names need not exist): each
  *     access must carry the pid its name says
  *   reap-killed HOW: fork three children that wait to be killed, SIGKILL each and reap it
@@ -544,10 +544,14 @@ int main(int argc, char **argv)
 			snprintf(q, sizeof(q), "%s-after-%d", p, i);
 			r = stat(q, &st);
 		}
-	} else if (!strcmp(c, "clone-vm") || !strcmp(c, "clone-files")) {
+	} else if (!strcmp(c, "clone-vm") || !strcmp(c, "clone-files") ||
+		   !strcmp(c, "clone-vfork")) {
 		static char stack[256 * 1024];
 		clone_path = p;
-		int flags = (c[6] == 'v' ? CLONE_VM : CLONE_FILES) | SIGCHLD;
+		int flags = (!strcmp(c, "clone-vm")	   ? CLONE_VM
+			     : !strcmp(c, "clone-vfork") ? CLONE_VM | CLONE_VFORK
+							 : CLONE_FILES) |
+			    SIGCHLD;
 		r = 0;
 		for (int i = 0; r == 0 && i < 3; i++) {
 			int ws;

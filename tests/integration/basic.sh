@@ -83,8 +83,6 @@ n=$("$ST" report --list "$W/rawclose-conn.jsonl" | grep -c "$W/cf-after-")
 check "connection closed by an inline system call: all 20 later accesses recorded ($out, $n)" test "$n" = 20
 n=$(grep '"type":"process"' "$W/rawclose-conn.jsonl" | grep -c '"exe":"[^"]*/stdriver"')
 check "... and the reconnection is the same image, not a second one ($n)" test "$n" = 1
-# children of clone(2) sharing the memory (CLONE_VM) or the descriptor table (CLONE_FILES)
-# with their parent: each access carries its own process's pid
 # a fork in a vfork child: the grandchild is a process of its own (its pid on
 # its accesses, its record, child of the vfork child, its exit status)
 out=$(timeout 60 "$ST" run --report "$W/vff.jsonl" -- "$DRV" vfork-fork "$W/vff")
@@ -108,8 +106,15 @@ for g in gcs:
     if p is None or p.get("ppid") != vc or p.get("exit") != 3:
         bad.append(("grandchild", g, p))
 sys.exit(0 if vc and len(gcs) == 3 and not bad else "vc %r, grandchildren %r, wrong %r" % (vc, gcs, bad))' "$W/vff.jsonl"
-for how in clone-vm clone-files; do
-	out=$(timeout 60 "$ST" run --no-cache --report "$W/$how.jsonl" -- "$DRV" $how "$W/cl")
+# children of clone(2) sharing the memory (CLONE_VM) or the descriptor table (CLONE_FILES)
+# with their parent: each access carries its own process's pid (with --no-cache, each on
+# its own connection); with the arena too, for a child that
+# leaves its parent waiting (CLONE_VFORK: the vfork wrapper's state) or has memory of its own
+for how in clone-vm clone-files "clone-vfork --arena" "clone-files --arena"; do
+	set -- $how
+	mode=--no-cache; [ "${2:-}" = --arena ] && mode=
+	out=$(timeout 60 "$ST" run $mode --report "$W/$1$2.jsonl" -- "$DRV" $1 "$W/cl")
+	how="$1 ${mode:-(arena)}"
 	check "$how: every access carries its own pid ($out)" python3 -c '
 import json, re, sys
 seen, bad = 0, []
@@ -119,7 +124,7 @@ for r in map(json.loads, open(sys.argv[1])):
         seen += 1
         if int(m.group(2)) != r["pid"]:
             bad.append((r["path"], r["pid"]))
-sys.exit(0 if seen >= 4 and not bad else "seen %d, wrong %r" % (seen, bad))' "$W/$how.jsonl"
+sys.exit(0 if seen >= 4 and not bad else "seen %d, wrong %r" % (seen, bad))' "$W/$1$2.jsonl"
 done
 # a child of a raw clone (no fork wrapper saw it) makes its own connection: its request
 # carries its own pid, and parent and child each get their own answers (no timeout)
