@@ -88,6 +88,8 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->nofollow = nofollow != 0;
 	a->name_op = nofollow == ST_NF_NAME;
 	a->empty_path = false;
+	a->in_root = false;
+	a->root_len = 0;
 	a->skip = false;
 	a->magic_fd = false;
 	a->resolved = false;
@@ -386,6 +388,10 @@ static bool make_abs(struct st_acc *a)
 	}
 	a->abs = out;
 	a->abs_len = (size_t)n;
+	/* below dirfd's path (a clean name from the kernel, kept as the
+	 * prefix of abs by the cleaning) */
+	if (a->in_root && p[0] != '/' && blen > 1)
+		a->root_len = (size_t)blen;
 	return true;
 }
 
@@ -420,7 +426,9 @@ static void resolve(struct st_acc *a)
 		/* the directory part: "/a/b" of "/a/b/c" (none for "/c") */
 		const char *e = memrchr(a->abs, '/', a->abs_len);
 		size_t dlen = e ? (size_t)(e - a->abs) : 0;
-		struct st_walk w = {.through = st__listing_filtered() ? dir_passable : NULL};
+		struct st_walk w = {.through = st__listing_filtered() ? dir_passable : NULL,
+				    .known = a->root_len,
+				    .root = a->root_len};
 		uint32_t v, gen = 0;
 		size_t klen;
 		/* the memo's key borrows the generation prefix in front of abs,
@@ -428,7 +436,7 @@ static void resolve(struct st_acc *a)
 		 * and put back */
 		char held[KEY_GEN] = {0};
 		const char *k;
-		bool memo = st__g.arena.base && dlen > 0;
+		bool memo = st__g.arena.base && dlen > 0 && !a->root_len;
 		if (memo) {
 			memcpy(held, a->abs - KEY_GEN, KEY_GEN);
 			gen = gen_of(a->abs, dlen);
@@ -799,7 +807,7 @@ static bool has_dotdot(const char *p, size_t n)
  * magic link, which moves with the process), and which. */
 static bool keyable(const struct st_acc *a)
 {
-	return !(a->via_link & ST_VIA_MAGIC);
+	return !(a->via_link & ST_VIA_MAGIC) && !a->root_len;
 }
 static const char *key_as_resolved(struct st_acc *a, size_t *len)
 {
@@ -1143,7 +1151,8 @@ int st__pre(struct st_acc *a)
 		}
 		unsigned key = SANDTRACE_KEY_VERDICT | cls | (a->nofollow ? SANDTRACE_KEY_NOFOLLOW : 0);
 		size_t klen;
-		int r = lookup_both(a, key, &v);
+		/* a spelling below a root has no keys (keyable) */
+		int r = a->root_len ? 0 : lookup_both(a, key, &v);
 		if (r != 1) {
 			v = decide_local(a, cls);
 			/* a fail-open answer is not cached: the next call tries
@@ -1171,7 +1180,8 @@ int st__pre(struct st_acc *a)
 	 * listing's filter) records nothing and marks nothing: the mark would
 	 * make the program's own access of the name later unreported */
 	bool first = true;
-	if (!a->quiet && st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL)) {
+	if (!a->quiet && st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL) &&
+	    keyable(a)) {
 		size_t klen;
 		const char *k = key_as_resolved(a, &klen);
 		first = sandtrace_ctrie_insert(&st__g.arena, key_of(a->kind, a->nofollow) | 0x80u,
@@ -1256,7 +1266,8 @@ void st__post(struct st_acc *a, int err)
 		 * past generations, never a stale resolution under new ones */
 		if (!a->resolved)
 			take_gens(a);
-		if (lookup_both(a, rk, &had) == 1) { /* already recorded by some process: a hit */
+		if (!a->root_len &&
+		    lookup_both(a, rk, &had) == 1) { /* already recorded by some process: a hit */
 			ST_COUNT(st__g.hits);
 			memo_recorded(a, kind);
 			goto out;

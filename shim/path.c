@@ -216,14 +216,14 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 	bool pristine = true;
 	char link[PATH_MAX + 1];
 
-	size_t known = w ? w->known : 0;
+	size_t known = w ? w->known : 0, root = w ? w->root : 0;
 	unsigned via_none, *via = w ? &w->via_link : &via_none;
 	*magic = false;
 	*via = 0;
 	if (w)
 		w->confirmed = 0;
 	if (len + 1 > rcap || len == 0 || in[0] != '/' || known >= len || known > cap ||
-	    (known && in[known] != '/'))
+	    (known && in[known] != '/') || root > known)
 		return -1;
 	memcpy(rest, in, len);
 	rest[len] = 0;
@@ -262,10 +262,11 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 					return (ssize_t)olen;
 				}
 			}
-			while (olen > 0 && out[olen - 1] != '/')
+			if (olen > root) { /* never above the root: its ".." is itself */
+				while (out[olen - 1] != '/')
+					olen--;
 				olen--;
-			if (olen > 0)
-				olen--;
+			}
 			continue;
 		}
 		if (olen + 1 + clen + 1 > cap)
@@ -297,6 +298,10 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			out[olen] = 0;
 			if (w)
 				w->confirmed = conf;
+			if (root) { /* folded below the root ("/..." after it) */
+				ssize_t f = st__path_fold(out + root, olen - root);
+				return f < 0 ? f : (ssize_t)root + f;
+			}
 			return st__path_fold(out, olen);
 		}
 		link[n] = 0;
@@ -306,7 +311,8 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		if ((cand == 10 && !memcmp(out, "/proc/self", 10)) ||
 		    (cand == 17 && !memcmp(out, "/proc/thread-self", 17)))
 			*via |= ST_VIA_MAGIC;
-		if (is_proc_magic(out, cand)) {
+		bool magic_link = is_proc_magic(out, cand);
+		if (magic_link) {
 			*via |= ST_VIA_MAGIC; /* what it names moves with the process (chdir, dup2) */
 			/*
 			 * Only a magic link that is the whole path names an open
@@ -336,8 +342,8 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		rlen = (size_t)n + tail;
 		rest[rlen] = 0;
 		pos = 0;
-		if (link[0] == '/')
-			olen = 0;
+		if (link[0] == '/') /* below the root, but for a magic link: a jump */
+			olen = magic_link ? 0 : root;
 	}
 	if (olen == 0) {
 		out[0] = '/';

@@ -283,6 +283,10 @@ struct st_acc {
 	bool nofollow;        /* the last component is not followed */
 	bool name_op;         /* ... and the call works on the name itself (ST_NF_NAME) */
 	bool empty_path;      /* AT_EMPTY_PATH allowed */
+	bool in_root;         /* openat2's RESOLVE_IN_ROOT: the path is resolved below dirfd */
+	size_t root_len;      /* ... and abs[0..root_len) is dirfd's path, the root (make_abs; 0
+				 when it is "/").  Such a spelling means something else to every
+				 other call: it gets no keys, only its resolved path does */
 	bool skip;            /* nothing to check or record (NULL path, non-file, ...) */
 	bool magic_fd;        /* the path is a /proc/<pid>/fd/N (or exe, cwd, root) link: an
 				 open file of the process, never a violation */
@@ -556,6 +560,11 @@ struct st_walk {
 	 * the caller knows resolves to itself (no component a link, no "." or
 	 * ".."): taken as is, without a readlink (0: none) */
 	size_t known;
+	/* in: RESOLVE_IN_ROOT's root, the length of a prefix of the path, at
+	 * most known, that ".." never leaves and where an absolute link's
+	 * target starts (a /proc magic link's still jumps), as openat2(2) does
+	 * (0: the real root) */
+	size_t root;
 	/* in, or NULL: asked of each directory a ".." component leaves
 	 * (dir[0..len), NUL-terminated, resolved), before it is left; false
 	 * (the sandbox hides it, so the kernel's lookup of ".." in it would

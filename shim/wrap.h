@@ -20,8 +20,12 @@
  * over the result r_ telling a failure; `call` is the real call.  errno as
  * the real call left it is what the program sees; a refusal returns the
  * failure value `failv` with ENOENT or EACCES and the real call is not made.
+ * ONE_PATH_ROOTED(..., in_root, call): the same, the path resolved below
+ * fdir when in_root (openat2's RESOLVE_IN_ROOT; fpath then relative).
  */
 #define ONE_PATH(type, failv, failed, fdir, fpath, kind, nofollow, empty, call)                    \
+	ONE_PATH_ROOTED(type, failv, failed, fdir, fpath, kind, nofollow, empty, false, call)
+#define ONE_PATH_ROOTED(type, failv, failed, fdir, fpath, kind, nofollow, empty, root, call)       \
 	do {                                                                                       \
 		struct st_fast f_;                                                                 \
 		if (((kind) == K_R || (kind) == K_Q) && st__fast_pre(&f_, (fpath), (kind), (nofollow))) { \
@@ -39,6 +43,7 @@
 		struct st_acc *a_ = &st__tls_acc[0];                                               \
 		st__acc_init(a_, (fdir), (fpath), (kind), (nofollow));                             \
 		a_->empty_path = (empty);                                                          \
+		a_->in_root = (root);                                                              \
 		int e_ = st__pre(a_);                                                              \
 		if (e_) {                                                                          \
 			st__leave(&c_);                                                            \

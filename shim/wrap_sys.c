@@ -71,23 +71,16 @@ static long sys_openat2(int dirfd, const char *path, const struct open_how *how,
 	bool nofollow = (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 	const char *judged = path;
 	/* RESOLVE_IN_ROOT: an absolute name, ".." and every symlink's target
-	 * are taken below dirfd, as in a chroot, which the shim's resolution
-	 * does not do: a fenced run cannot judge it and refuses it (fail
-	 * closed, as for a cwd deeper than PATH_MAX); a trace-only run records
-	 * the name taken below dirfd */
-	if (path && (how->resolve & RESOLVE_IN_ROOT) && dirfd != AT_FDCWD) {
-		st__init();
-		if (st__g.active && (st__g.flags & SANDTRACE_F_FENCED) && !st__depth) {
-			errno = EACCES;
-			return -1;
-		}
+	 * are taken below dirfd, as in a chroot: the name, relative to dirfd,
+	 * is resolved so (struct st_walk's root) */
+	bool in_root = path && (how->resolve & RESOLVE_IN_ROOT) && dirfd != AT_FDCWD;
+	if (in_root)
 		while (*judged == '/')
 			judged++;
-	}
 	if (judged && !*judged && path && *path)
 		judged = ".";
-	ONE_PATH(long, -1, (r_ < 0), dirfd, judged, st_open_kind(flags), nofollow, false,
-		 REAL(syscall)(SYS_openat2, dirfd, path, how, size));
+	ONE_PATH_ROOTED(long, -1, (r_ < 0), dirfd, judged, st_open_kind(flags), nofollow, false,
+			in_root, REAL(syscall)(SYS_openat2, dirfd, path, how, size));
 }
 static long sys_fchmodat2(int dirfd, const char *path, mode_t mode, int flags)
 {

@@ -426,11 +426,29 @@ print(" ".join(t(f, *a) for n in ("lo/.", "lsf/.", "lo/./") for f, a in
 check "rmdir, mkdir, rename, unlink of 'link/.' to a denied place: hidden (got: $out)" \
 	test "$out" = "No No No No No No No No No No No No"
 # openat2 with RESOLVE_IN_ROOT resolves absolute names, ".." and links below its
-# directory, as a chroot: the shim cannot judge that, so a fenced run refuses it
-mkdir -p oar; ln -s /secret oar/lnk
-out=$(for n in secret ../secret /secret lnk; do
+# directory, as a chroot: the shim resolves them so, judges and records what the kernel
+# opens (here always oar/secret, in the build tree), and hides what the sandbox denies
+mkdir -p oar/sub oar/hid; echo s > oar/secret; echo h > oar/hid/f
+ln -s /secret oar/lnk; ln -s ../../../../secret oar/lnk2; ln -s /sub/../secret oar/sub/lnk3
+ln -s /hid/f oar/lnk4
+names="secret ../secret /secret lnk lnk2 sub/lnk3 /sub/../../lnk2"
+out=$(for n in $names; do "$DRV" openat2-in-root "$W/in/oar" $n; done | tr '\n' ' ')
+check "openat2 RESOLVE_IN_ROOT untraced: all open oar/secret (got: $out)" \
+	test "$out" = "ok ok ok ok ok ok ok "
+out=$(for n in $names; do
 	"$ST" run --fence --policy "$W/policy" -- "$DRV" openat2-in-root "$W/in/oar" $n; done | tr '\n' ' ')
-check "openat2 RESOLVE_IN_ROOT under a fence: refused (got: $out)" test "$out" = "EACCES EACCES EACCES EACCES "
+check "openat2 RESOLVE_IN_ROOT under a fence: judged below the root (got: $out)" \
+	test "$out" = "ok ok ok ok ok ok ok "
+R10=$W/inroot.jsonl
+"$ST" run --report "$R10" -- sh -c 'for n in lnk lnk2 sub/lnk3; do "$1" openat2-in-root "$2" $n; done' \
+	sh "$DRV" "$W/in/oar" > /dev/null
+check "openat2 RESOLVE_IN_ROOT: the file opened is recorded" has R "$W/in/oar/secret" "$R10"
+check "openat2 RESOLVE_IN_ROOT: not the name outside the root" not_has /secret "$R10"
+printf 'deny any %s\nallow any /\n' "$W/in/oar/hid" > "$W/inroot.pol"
+out=$(for n in hid/f /hid/f lnk4 sub/../../hid/f; do
+	"$ST" run --policy "$W/inroot.pol" -- "$DRV" openat2-in-root "$W/in/oar" $n; done | tr '\n' ' ')
+check "openat2 RESOLVE_IN_ROOT: a denied name below the root is hidden (got: $out)" \
+	test "$out" = "ENOENT ENOENT ENOENT ENOENT "
 # A policy's deny rule without --fence hides the name from listings too, with the arena and
 # without it (--no-cache: the shim has no compiled policy, the run's flags say the policy
 # can hide, and each name is asked of the daemon); a policy that only allows filters nothing.

@@ -394,6 +394,54 @@ START_TEST(test_resolve_through)
 }
 END_TEST
 
+/* st_walk.root (openat2's RESOLVE_IN_ROOT): ".." stops at the root, an
+ * absolute link's target starts there */
+START_TEST(test_resolve_in_root)
+{
+	static char in[ST_PATH_BUF], out[ST_PATH_BUF], want[ST_PATH_BUF];
+	char scratch[ST_PATH_BUF];
+	bool magic;
+	make_tree();
+	char *rt = realpath(tree, NULL);
+	size_t rtl = strlen(rt);
+	struct st_walk w = {.known = rtl, .root = rtl};
+	snprintf(in, sizeof(in), "%s/../../real/sub/../../../real/sub/file", rt);
+	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch), &w),
+			 0);
+	snprintf(want, sizeof(want), "%s/real/sub/file", rt);
+	ck_assert_str_eq(out, want);
+	/* abs -> <tree>/real: below the root, <tree>/<tree>/real, missing, so
+	 * the rest is appended and folded below the root too */
+	snprintf(in, sizeof(in), "%s/abs/sub/../../../../x", rt);
+	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch), &w),
+			 0);
+	snprintf(want, sizeof(want), "%s/x", rt);
+	ck_assert_str_eq(out, want);
+	snprintf(in, sizeof(in), "%s/abs/sub/file", rt);
+	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch), &w),
+			 0);
+	snprintf(want, sizeof(want), "%s%s/real/sub/file", rt, rt);
+	ck_assert_str_eq(out, want);
+	/* a relative link is what it always is */
+	snprintf(in, sizeof(in), "%s/link/file", rt);
+	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch), &w),
+			 0);
+	snprintf(want, sizeof(want), "%s/real/sub/file", rt);
+	ck_assert_str_eq(out, want);
+	/* a root longer than what the caller vouches for is refused */
+	w.known = 0;
+	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch), &w),
+			 -1);
+	free(rt);
+	drop_tree();
+}
+END_TEST
+
 START_TEST(test_resolve_proc_fd)
 {
 	char out[ST_PATH_BUF], scratch[ST_PATH_BUF], in[64];
@@ -467,6 +515,7 @@ Suite *suite_pathnorm(void)
 	tcase_add_test(tc, test_dir_slot);
 	tcase_add_test(tc, test_resolve_confirmed);
 	tcase_add_test(tc, test_resolve_through);
+	tcase_add_test(tc, test_resolve_in_root);
 	tcase_add_test(tc, test_resolve_proc_fd);
 	tcase_add_test(tc, test_copy_short);
 	suite_add_tcase(s, tc);
