@@ -203,6 +203,16 @@ static bool proc_is_own(const char *p, size_t len)
 	return i > 6 && i < len && p[i] == '/' && pid == (unsigned long)ST_SYSCALL(SYS_getpid);
 }
 
+/* May the walk leave the directory out[0..olen) for one that is not below
+ * it (st_walk.through)?  out is NUL-terminated there for the question. */
+static bool may_leave(struct st_walk *w, char *out, size_t olen)
+{
+	if (!w || !w->through || olen == 0)
+		return true;
+	out[olen] = 0;
+	return w->through(out, olen);
+}
+
 ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, size_t cap,
 			 bool *magic, char *rest, size_t rcap, struct st_walk *w)
 {
@@ -255,12 +265,9 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			pristine = false;
 			/* the kernel looks ".." up in the directory out names: a
 			 * directory the sandbox hides is not there to leave */
-			if (w && w->through && olen > 0) {
-				out[olen] = 0;
-				if (!w->through(out, olen)) {
-					*via |= ST_VIA_HIDDEN;
-					return (ssize_t)olen;
-				}
+			if (!may_leave(w, out, olen)) {
+				*via |= ST_VIA_HIDDEN;
+				return (ssize_t)olen;
 			}
 			if (olen > root) { /* never above the root: its ".." is itself */
 				while (out[olen - 1] != '/')
@@ -333,6 +340,13 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		*via |= ST_VIA_LINK;
 		if (++hops > 40) /* ELOOP: let the real call say so */
 			goto lexical;
+		/* an absolute target leaves the link's directory, which the
+		 * kernel looked the link up in (a relative one stays below it,
+		 * but for its ".."s, asked above) */
+		if (link[0] == '/' && !magic_link && !may_leave(w, out, olen)) {
+			*via |= ST_VIA_HIDDEN;
+			return (ssize_t)olen;
+		}
 		/* rest := link + rest[pos..] */
 		size_t tail = rlen - pos;
 		if ((size_t)n + tail + 1 > rcap)

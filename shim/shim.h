@@ -565,8 +565,10 @@ struct st_walk {
 	 * target starts (a /proc magic link's still jumps), as openat2(2) does
 	 * (0: the real root) */
 	size_t root;
-	/* in, or NULL: asked of each directory a ".." component leaves
-	 * (dir[0..len), NUL-terminated, resolved), before it is left; false
+	/* in, or NULL: asked of each directory a ".." component leaves, and
+	 * of the directory of each symlink whose absolute target the walk
+	 * goes on from (dir[0..len), NUL-terminated, resolved), before it is
+	 * left; false
 	 * (the sandbox hides it, so the kernel's lookup of ".." in it would
 	 * fail) ends the walk there: out names that directory and via_link
 	 * gets ST_VIA_HIDDEN.  Must be async-signal-safe. */

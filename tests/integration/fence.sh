@@ -489,22 +489,22 @@ out=$("$ST" run --no-cache --policy "$W/nr/pol" --pidfile "$W/nr/pid" -- sh -c '
 	ls "$1/d" | tr "\n" " "' sh "$W/nr")
 check "no-cache: a reload bringing a deny rule filters the next listing (got: $(echo $out))" \
 	test "$(echo $out)" = "hidden visible visible"
-# A path through a hidden directory and back up ("hidden/../pub/f") fails as the kernel's
-# walk would if the directory were not there, and is a violation of that directory; a ".."
-# out of a visible directory still works.  With the arena, without it (--no-cache: each
+# A path through a hidden directory and back up ("hidden/../pub/f"), or out of it by an
+# absolute symlink there, fails as the kernel's walk would if the directory were not there,
+# and is a violation of that directory; a ".." out of a visible directory still works.  With the arena, without it (--no-cache: each
 # directory a ".." leaves is asked of the daemon) and through a symlink's target.
 mkdir -p "$W/dd/hidden/sub" "$W/dd/pub"; echo p > "$W/dd/pub/f"
-ln -s ../hidden/../pub/f "$W/dd/pub/via-link"
+ln -s ../hidden/../pub/f "$W/dd/pub/via-link"; ln -s "$W/dd/pub/f" "$W/dd/hidden/abs-link"
 printf 'deny any %s\nallow any /\n' "$W/dd/hidden" > "$W/dd/pol"
 for mode in "" --no-cache; do
 	R8=$W/dd/r$mode.jsonl
 	out=$("$ST" run $mode --policy "$W/dd/pol" --report "$R8" -- sh -c '
 		for p in "$1/hidden/../pub/f" "$1/hidden/sub/../../pub/f" "$1/pub/via-link" \
-			"$1/pub/../pub/f"; do
+			"$1/hidden/abs-link" "$1/pub/../pub/f"; do
 			"$2" stat "$p"; "$2" open-r "$p"
 		done' sh "$W/dd" "$DRV" | tr '\n' ' ')
 	check "through a hidden directory and back ${mode:-(arena)}: ENOENT (got: $out)" \
-		test "$out" = "ENOENT ENOENT ENOENT ENOENT ENOENT ENOENT ok ok "
+		test "$out" = "ENOENT ENOENT ENOENT ENOENT ENOENT ENOENT ENOENT ENOENT ok ok "
 	check "through a hidden directory ${mode:-(arena)}: a violation of it" \
 		sh -c "grep '\"type\":\"violation\"' '$R8' | grep -qF '\"path\":\"$W/dd/hidden\"'"
 	check "through a hidden directory ${mode:-(arena)}: pub/f not a violation" \

@@ -381,6 +381,23 @@ START_TEST(test_resolve_through)
 	ck_assert_int_eq(n, (ssize_t)strlen(want));
 	ck_assert_str_eq(out, want);
 	ck_assert_uint_eq(w.via_link & ST_VIA_HIDDEN, ST_VIA_HIDDEN);
+	/* an absolute link leaves its directory (abs -> <tree>/real, in the
+	 * tree itself): asked; a relative one (link -> real/sub) is not */
+	nleft = 0;
+	refuse = strrchr(rt, '/') + 1;
+	snprintf(in, sizeof(in), "%s/abs/sub/file", rt);
+	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch), &w),
+			 (ssize_t)strlen(rt));
+	ck_assert_str_eq(out, rt);
+	ck_assert_uint_eq(w.via_link & ST_VIA_HIDDEN, ST_VIA_HIDDEN);
+	nleft = 0;
+	snprintf(in, sizeof(in), "%s/link/file", rt);
+	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch), &w),
+			 0);
+	ck_assert_int_eq(nleft, 0);
+	refuse = "sub";
 	/* no ".." in the path: never asked, even under the refused name */
 	nleft = 0;
 	snprintf(in, sizeof(in), "%s/real/sub/file", rt);
