@@ -395,7 +395,6 @@ static bool make_abs(struct st_acc *a)
 	return true;
 }
 
-/* Resolve a->abs into a->rpath (symlinks followed as the call would). */
 /* st_walk.through for the sandbox: may a ".." leave dir?  Not when the
  * sandbox hides dir (a query of it is denied, ENOENT): the kernel's lookup
  * of ".." in a directory the program cannot see would fail, and
@@ -415,6 +414,7 @@ static bool dir_passable(const char *dir, size_t len)
 	       vd.action != SANDTRACE_DENY || vd.err == EACCES;
 }
 
+/* Resolve a->abs into a->rpath (symlinks followed as the call would). */
 static void resolve(struct st_acc *a)
 {
 	if (a->resolved)

@@ -333,7 +333,7 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			if (n == 0 || link[0] != '/' || st__name_anonymous(link, (size_t)n))
 				return -1; /* pipe:[N], socket:[N], anon_inode:..., a memfd */
 			/* "/x (deleted)": the file was unlinked; name what it was */
-			if (n > 10 && !memcmp(link + n - 10, " (deleted)", 10))
+			if (st__name_deleted(link, (size_t)n))
 				n -= 10, link[n] = 0;
 		}
 		pristine = false;

@@ -505,8 +505,9 @@ void st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow,
 /* st__fd_path - the path of an open descriptor of the calling thread (Linux:
  * /proc/thread-self/fd), NUL-terminated in buf (cap bytes); a removed file's
  * " (deleted)" mark is taken off.  Returns its length, or -errno: -ENOENT for
- * a non-file (pipe, socket, ...) and for a memfd (st__name_anonymous), -ENAMETOOLONG for a directory too deep for
- * the kernel to name, -EBADF.  Preserves errno. */
+ * a non-file (pipe, socket, ...) and for a memfd (st__name_anonymous),
+ * -ENAMETOOLONG for a directory too deep for the kernel to name, -EBADF.
+ * Preserves errno. */
 ssize_t st__fd_path(int fd, char *buf, size_t cap); /* platform hook: shim/os/<system>.c */
 /* st__fd_name - the same, byte for byte as the kernel names it (a removed
  * file keeps its " (deleted)", as /proc/PID/exe does). */
