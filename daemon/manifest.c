@@ -600,6 +600,37 @@ static bool excluded(const char *p, size_t len)
 	return false;
 }
 
+/*
+ * Can the manifest be written at the end (a temporary file beside it, then
+ * rename)?  Checked when the run starts, so that a path that cannot hold it
+ * stops the run before the build rather than losing the manifest after it.
+ * Returns 0, or -errno with "--manifest FILE: message" in err.
+ */
+static int manifest_writable(const char *file, char *err, size_t errlen)
+{
+	struct stat st;
+	char tmp[PATH_MAX];
+	int rc = 0;
+	if (stat(file, &st) == 0 && !S_ISREG(st.st_mode))
+		rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	else if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, (long)getpid()) >=
+		 (int)sizeof(tmp))
+		rc = -ENAMETOOLONG;
+	if (rc == 0) {
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			rc = -errno;
+		else {
+			close(fd);
+			unlink(tmp);
+		}
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "--manifest %s: %s", file,
+			 rc == -EINVAL ? "not a regular file" : strerror(-rc));
+	return rc;
+}
+
 int st__mf_new(struct st__mf **out, const struct st__mf_opts *o, unsigned run_flags,
 	       struct st__report *rep, struct st__summary *sum, uint64_t *seq, char *err,
 	       size_t errlen)
@@ -607,6 +638,11 @@ int st__mf_new(struct st__mf **out, const struct st__mf_opts *o, unsigned run_fl
 	*out = NULL;
 	if (o->manifest == NULL && o->verify == NULL)
 		return 0;
+	if (o->manifest != NULL) {
+		int rc = manifest_writable(o->manifest, err, errlen);
+		if (rc < 0)
+			return rc;
+	}
 	struct st__mf *m = calloc(1, sizeof(*m));
 	if (m == NULL) {
 		snprintf(err, errlen, "out of memory");

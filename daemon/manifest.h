@@ -122,8 +122,10 @@ struct st__mf;
 
 /*
  * st__mf_new - start manifest/verify state for a run (*out NULL when
- * neither --manifest nor --verify was given).  Loads the --verify manifest
- * and the hash cache, starts the workers.  rep, sum and seq are the
+ * neither --manifest nor --verify was given).  Checks that the --manifest
+ * file can be written (a regular file or none, in a directory where a
+ * temporary file can be made: else the run must not start), loads the
+ * --verify manifest and the hash cache, starts the workers.  rep, sum and seq are the
  * daemon's report, summary and record sequence (integrity violations are
  * written there, from the daemon's main thread).  0, or -errno with a
  * message in err.

@@ -114,4 +114,11 @@ check "malformed manifest: error names file and line" sh -c "echo '$out' | grep 
 "$ST" diff bad d1 2>/dev/null
 check "diff of a malformed manifest: exit 125" test $? -eq 125
 
+# ---- a --manifest that cannot be written stops the run before the command runs ----
+for m in "$W/no/such/dir/m" /proc/version "$W" /dev/null; do
+	rm -f ran
+	"$ST" run --manifest "$m" --hash-cache none -- touch ran 2>/dev/null; rc=$?
+	check "--manifest $m refused (125), command not run" sh -c "[ $rc -eq 125 ] && [ ! -e ran ]"
+done
+
 done_
