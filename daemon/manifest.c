@@ -1,4 +1,5 @@
 /* daemon/manifest.c - input manifests: file format, diff, and the daemon's --manifest/--verify state. */
+#include <bsd/string.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -567,6 +568,7 @@ struct checked {
 struct st__mf {
 	struct st__mf_opts o;
 	char cache_path[PATH_MAX]; /* "" = none */
+	char manifest_path[PATH_MAX]; /* --manifest, a symlink resolved (o.manifest points here) */
 	unsigned run_flags;
 	struct st__hashpool *pool;
 	struct st__report *rep;
@@ -604,17 +606,30 @@ static bool excluded(const char *p, size_t len)
  * Can the manifest be written at the end (a temporary file beside it, then
  * rename)?  Checked when the run starts, so that a path that cannot hold it
  * stops the run before the build rather than losing the manifest after it.
- * Returns 0, or -errno with "--manifest FILE: message" in err.
+ * A symlink is followed (the rename replaces the file it names, not the
+ * link: /dev/stdout must never be replaced): the path to write goes to out
+ * (PATH_MAX bytes).  Returns 0, or -errno with "--manifest FILE: message"
+ * in err.
  */
-static int manifest_writable(const char *file, char *err, size_t errlen)
+static int manifest_writable(const char *file, char *out, char *err, size_t errlen)
 {
 	struct stat st;
 	char tmp[PATH_MAX];
 	int rc = 0;
-	if (stat(file, &st) == 0 && !S_ISREG(st.st_mode))
+	if (lstat(file, &st) == 0 && S_ISLNK(st.st_mode)) {
+		char *real = realpath(file, NULL);
+		if (real == NULL)
+			rc = -errno;
+		else if (strlcpy(out, real, PATH_MAX) >= PATH_MAX)
+			rc = -ENAMETOOLONG;
+		free(real);
+	} else if (strlcpy(out, file, PATH_MAX) >= PATH_MAX) {
+		rc = -ENAMETOOLONG;
+	}
+	if (rc == 0 && stat(out, &st) == 0 && !S_ISREG(st.st_mode))
 		rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-	else if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", file, (long)getpid()) >=
-		 (int)sizeof(tmp))
+	else if (rc == 0 &&
+		 snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", out, (long)getpid()) >= (int)sizeof(tmp))
 		rc = -ENAMETOOLONG;
 	if (rc == 0) {
 		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -638,17 +653,20 @@ int st__mf_new(struct st__mf **out, const struct st__mf_opts *o, unsigned run_fl
 	*out = NULL;
 	if (o->manifest == NULL && o->verify == NULL)
 		return 0;
-	if (o->manifest != NULL) {
-		int rc = manifest_writable(o->manifest, err, errlen);
-		if (rc < 0)
-			return rc;
-	}
 	struct st__mf *m = calloc(1, sizeof(*m));
 	if (m == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	m->o = *o;
+	if (o->manifest != NULL) {
+		int rc = manifest_writable(o->manifest, m->manifest_path, err, errlen);
+		if (rc < 0) {
+			free(m);
+			return rc;
+		}
+		m->o.manifest = m->manifest_path;
+	}
 	m->run_flags = run_flags;
 	m->rep = rep;
 	m->sum = sum;

@@ -115,10 +115,13 @@ check "malformed manifest: error names file and line" sh -c "echo '$out' | grep 
 check "diff of a malformed manifest: exit 125" test $? -eq 125
 
 # ---- a --manifest that cannot be written stops the run before the command runs ----
-for m in "$W/no/such/dir/m" /proc/version "$W" /dev/null; do
+# (a FIFO stands for a device: the end's rename once replaced /dev/null with a file)
+mkfifo fifo
+for m in "$W/no/such/dir/m" /proc/version "$W" "$W/fifo"; do
 	rm -f ran
 	"$ST" run --manifest "$m" --hash-cache none -- touch ran 2>/dev/null; rc=$?
 	check "--manifest $m refused (125), command not run" sh -c "[ $rc -eq 125 ] && [ ! -e ran ]"
 done
+check "a refused --manifest leaves the FIFO it named" test -p fifo
 
 done_
