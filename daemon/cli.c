@@ -451,6 +451,42 @@ static void report_root_exit(const char *sock, pid_t pid, int status)
 	close(fd);
 }
 
+/*
+ * An output file the daemon opens by name (--report, --manifest): the name
+ * this process gives it, resolved here (realpath, when it exists: the
+ * daemon's /dev/stdout, /dev/fd/N or /proc/self/... name other files than
+ * ours), else made absolute.  A file that is our standard output or error
+ * is refused: the command's output would be written into it.  Returns a
+ * malloc'd path, or NULL with a message on stderr.
+ */
+static char *daemon_output(const char *opt, const char *path)
+{
+	struct stat st, sd;
+	char *out = NULL;
+	if (stat(path, &st) == 0) {
+		for (int fd = 1; fd <= 2; fd++) {
+			if (fstat(fd, &sd) == 0 && S_ISREG(sd.st_mode) && sd.st_dev == st.st_dev &&
+			    sd.st_ino == st.st_ino) {
+				warnx("%s %s: is the standard %s of the command: its output would be "
+				      "written into it",
+				      opt, path, fd == 1 ? "output" : "error");
+				return NULL;
+			}
+		}
+		out = realpath(path, NULL);
+	}
+	if (out == NULL) {
+		char cwd[PATH_MAX];
+		if (path[0] == '/')
+			out = strdup(path);
+		else if (getcwd(cwd, sizeof(cwd)) == NULL || asprintf(&out, "%s/%s", cwd, path) < 0)
+			out = NULL;
+		if (out == NULL)
+			warn("%s %s", opt, path);
+	}
+	return out;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	enum {
@@ -627,6 +663,14 @@ static int cmd_run(int argc, char **argv)
 		}
 		close(fd);
 	}
+	/* The files the daemon writes by name: named as this process sees them
+	 * (the daemon's /dev/stdout or /dev/fd/N are other files), and never
+	 * the command's own output, which would be mixed into them. */
+	if (o.report != NULL && (o.report = daemon_output("--report", o.report)) == NULL)
+		return SANDTRACE_EXIT_ERROR;
+	if (mfo.manifest != NULL &&
+	    (mfo.manifest = daemon_output("--manifest", mfo.manifest)) == NULL)
+		return SANDTRACE_EXIT_ERROR;
 
 	char *shim = find_shim();
 	if (shim == NULL)

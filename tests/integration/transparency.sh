@@ -18,6 +18,18 @@ check "missing command is 127" test $rc -eq 127
 check "--report into /proc refused (125), command not run" sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran1 ]"
 "$ST" run --summary="$W/no/such/dir/s" -- touch "$W/ran2" 2>/dev/null; rc=$?
 check "--summary into a missing directory refused (125)" sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran2 ]"
+# an output the daemon writes by name is this CLI's file: /dev/stdout into a
+# file is refused (the command's output would be mixed in; the daemon's own
+# /dev/stdout is /dev/null, where the report once vanished), /dev/fd/N is
+# the file behind the CLI's descriptor N
+"$ST" run --report /dev/stdout -- touch "$W/ran3" > "$W/o3" 2>/dev/null; rc=$?
+check "--report /dev/stdout into a file refused (125), command not run" \
+	sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran3 ]"
+"$ST" run --manifest /dev/stdout -- touch "$W/ran4" > "$W/o4" 2>/dev/null; rc=$?
+check "--manifest /dev/stdout into a file refused (125), command not run" \
+	sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran4 ]"
+"$ST" run --report /dev/fd/5 -- cat "$W/o3" 5> "$W/fd5.jsonl"
+check "--report /dev/fd/5: the report is in the CLI's descriptor 5's file" has R "$W/o3" "$W/fd5.jsonl"
 # env -i and a replaced LD_PRELOAD do not escape the trace
 R=$W/env.jsonl
 echo e > e1
