@@ -274,7 +274,7 @@ static int append_lost_summary(const char *report, const char *why)
 	struct st__report_scan s;
 	char err[512];
 	int rc = st__report_scan(report, &s, err, sizeof(err));
-	if (rc < 0 && rc != -ENOENT)
+	if (rc < 0 && rc != -ENOENT && rc != -ENODATA) /* none written: the summary will say */
 		warnx("%s", err);
 	struct st__summary sum = {0};
 	if (s.have_summary) {
@@ -300,6 +300,13 @@ static int append_lost_summary(const char *report, const char *why)
 	return rc;
 }
 
+/* The string field k of a record, or "?" (a hand-made or damaged report). */
+static const char *jstr(json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+	return v != NULL ? v : "?";
+}
+
 /* Print the human summary of a scanned report to f. */
 static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose)
 {
@@ -322,12 +329,9 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 		json_t *v;
 		json_array_foreach(s->violation_list, i, v)
 		{
-			fprintf(f, "  violation: %s %s (pid %lld, %s, rule %s)\n",
-				json_string_value(json_object_get(v, "kind")),
-				json_string_value(json_object_get(v, "path")),
-				(long long)json_integer_value(json_object_get(v, "pid")),
-				json_string_value(json_object_get(v, "class")),
-				json_string_value(json_object_get(v, "rule")));
+			fprintf(f, "  violation: %s %s (pid %lld, %s, rule %s)\n", jstr(v, "kind"),
+				jstr(v, "path"), (long long)json_integer_value(json_object_get(v, "pid")),
+				jstr(v, "class"), jstr(v, "rule"));
 		}
 		json_array_foreach(s->untraced_list, i, v)
 		{
@@ -335,8 +339,7 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 			bool proc = type && strcmp(type, "process") == 0;
 			const char *why =
 			    json_string_value(json_object_get(v, proc ? "why" : "untraced"));
-			fprintf(f, "  untraced: %s (%s, pid %lld)\n",
-				json_string_value(json_object_get(v, proc ? "exe" : "path")),
+			fprintf(f, "  untraced: %s (%s, pid %lld)\n", jstr(v, proc ? "exe" : "path"),
 				why ? why : "?",
 				(long long)json_integer_value(json_object_get(v, "pid")));
 		}
@@ -354,9 +357,8 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 		json_t *p = s->last_policy;
 		fprintf(f, "sandtrace: policy reloaded %llu time%s (SIGHUP); last: %s, %lld rule(s), default %s\n",
 			(unsigned long long)s->policy_reloads, s->policy_reloads == 1 ? "" : "s",
-			json_string_value(json_object_get(p, "policy")),
-			(long long)json_integer_value(json_object_get(p, "rules")),
-			json_string_value(json_object_get(p, "default")));
+			jstr(p, "policy"), (long long)json_integer_value(json_object_get(p, "rules")),
+			jstr(p, "default"));
 	}
 	if (verbose && s->arena) {
 		json_t *a = s->arena;
@@ -1176,7 +1178,7 @@ static int print_audit(FILE *f, const char *file, bool all)
 	int rc = st__report_read(file, audit_one, &v, errbuf, sizeof(errbuf));
 	int status = 0;
 	if (rc < 0) {
-		warnx("%s", rc == -EINVAL || rc == -ENOENT ? errbuf : strerror(-rc));
+		warnx("%s", errbuf);
 		status = 1;
 		goto out;
 	}
@@ -1319,7 +1321,7 @@ static int cmd_report(int argc, char **argv)
 	if (list) {
 		rc = st__report_read(file, list_one, NULL, errbuf, sizeof(errbuf));
 		if (rc < 0) {
-			warnx("%s", rc == -EINVAL || rc == -ENOENT ? errbuf : strerror(-rc));
+			warnx("%s", errbuf);
 			return 1;
 		}
 		return fflush(stdout) == 0 ? 0 : 1;
@@ -1336,7 +1338,7 @@ static int cmd_report(int argc, char **argv)
 		size_t i;
 		json_t *a;
 		printf("sandtrace: run of");
-		json_array_foreach(av, i, a) printf(" %s", json_string_value(a));
+		json_array_foreach(av, i, a) printf(" %s", json_is_string(a) ? json_string_value(a) : "?");
 		const char *pol = json_string_value(json_object_get(s.run, "policy"));
 		printf(" (policy %s%s)\n", pol ? pol : "?",
 		       json_is_true(json_object_get(s.run, "fenced")) ? ", fenced" : "");

@@ -312,8 +312,9 @@ int st__report_read(const char *path, int (*fn)(json_t *obj, unsigned long linen
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	unsigned long lineno = 0;
+	unsigned long lineno = 0, records = 0;
 	int rc = 0;
+	errno = 0;
 	while ((n = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		size_t len = (size_t)n;
@@ -332,14 +333,24 @@ int st__report_read(const char *path, int (*fn)(json_t *obj, unsigned long linen
 			json_decref(obj);
 			continue;
 		}
+		if (json_is_string(json_object_get(obj, "type")))
+			records++;
 		rc = fn(obj, lineno, ctx);
 		json_decref(obj);
-		if (rc < 0)
+		if (rc < 0) {
+			snprintf(err, errlen, "%s:%lu: %s", path, lineno, strerror(-rc));
 			break;
+		}
+		errno = 0;
 	}
 	if (rc == 0 && ferror(f)) {
-		rc = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
+		rc = errno ? -errno : -EIO;
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+	} else if (rc == 0 && records == 0) {
+		/* not a report at all (empty, binary, another JSON file): say so
+		 * rather than summarise it as a run of nothing */
+		rc = -ENODATA;
+		snprintf(err, errlen, "%s: not a sandtrace report (no record in it)", path);
 	}
 	free(line);
 	fclose(f);

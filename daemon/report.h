@@ -134,9 +134,13 @@ int st__report_close(struct st__report *r);
 /*
  * st__report_read - call fn(obj, lineno, ctx) for every record of the report
  * at path, in order (obj is borrowed for the call).  Blank lines are
- * skipped.  fn returns 0 to go on or a negative errno to stop (returned).
- * Returns 0, -errno (open/read), or -EINVAL for a line that is not a JSON
- * object ("PATH:LINE: message" in err).
+ * skipped; a line that is not a JSON object (torn by a writer that was
+ * killed) is skipped with a warning on stderr naming PATH:LINE.  fn returns
+ * 0 to go on or a negative errno to stop (returned).  Returns 0, -errno
+ * (open/read, or fn's), or -ENODATA when no line is a record (an object
+ * with a "type": an empty file, or not a report); every error with its
+ * message ("PATH: ..." or "PATH:LINE: ...") in err.  Not thread-safe only
+ * in that the warnings share stderr.
  */
 int st__report_read(const char *path, int (*fn)(json_t *obj, unsigned long lineno, void *ctx),
 		    void *ctx, char *err, size_t errlen);

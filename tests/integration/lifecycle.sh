@@ -302,4 +302,25 @@ else
 	echo "skip - --arena-dir with 2 MiB pages: needs root to mount a tmpfs (huge=within_size)"
 fi
 rmdir "$AD"
+# ---- reading a report: a file that is not one is an error (exit 1, named),
+# not the summary of a run of nothing; a torn line is skipped, named ----
+printf '\377\376 binary\n' > "$W/notrep"; : > "$W/emptyrep"; echo '{"a":1}' > "$W/otherjson"
+for f in "$W/notrep" "$W/emptyrep" "$W/otherjson"; do
+	for sub in report "report --list" audit; do
+		out=$("$ST" $sub "$f" 2>&1 >/dev/null); rc=$?
+		check "$sub $(basename "$f"): exit 1, 'not a sandtrace report'" \
+			sh -c "[ $rc -eq 1 ] && echo '$out' | grep -qF '$f: not a sandtrace report'"
+	done
+done
+out=$("$ST" audit "$W" 2>&1 >/dev/null); rc=$?
+check "audit of a directory: exit 1, named with its error" \
+	sh -c "[ $rc -eq 1 ] && echo '$out' | grep -qF '$W: Is a directory'"
+"$ST" run --report "$W/torn.jsonl" -- true
+head -c -30 "$W/torn.jsonl" > "$W/torn2.jsonl" # the summary torn
+out=$("$ST" report "$W/torn2.jsonl" 2>&1); rc=$?
+check "a torn report: the torn line named, the trace incomplete, exit 0 (got: $out)" \
+	sh -c "[ $rc -eq 0 ] && echo '$out' | grep -qF '$W/torn2.jsonl:' && echo '$out' | grep -q 'INCOMPLETE'"
+printf '{"type":"violation"}\n' > "$W/bare.jsonl"
+check "a record without its fields prints ? (not (null))" \
+	sh -c "\"$ST\" report '$W/bare.jsonl' | grep -qF 'violation: ? ? (pid 0, ?, rule ?)'"
 done_
