@@ -1295,6 +1295,130 @@ struct hello_pid {
 	UT_hash_handle hh;
 };
 
+/*
+ * The start time of process pid (clock ticks since boot, /proc/PID/stat's
+ * 22nd field), or 0 when it is gone, a zombie, or unreadable.
+ */
+static unsigned long long proc_start(long pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses */
+	const char *f = strrchr(buf, ')');
+	if (f == NULL || f[1] != ' ' || f[2] == 'Z' || f[2] == 'X' || f[2] == 'x')
+		return 0;
+	/* f + 2 is field 3 (state); field 22 is 19 fields further */
+	f += 2;
+	for (int i = 0; i < 19 && f != NULL; i++)
+		if ((f = strchr(f, ' ')) != NULL)
+			f++;
+	return f != NULL ? strtoull(f, NULL, 10) : 0;
+}
+
+/*
+ * Is the process of image im still running (not a zombie), and started no
+ * earlier than the daemon (since: its start time; a pid reused by an older
+ * process is not counted)?  For the end of a run: a traced process that
+ * outlives it (a daemonized grandchild) goes on unrecorded.
+ */
+static bool image_still_running(const struct image *im, unsigned long long since)
+{
+	unsigned long long t = proc_start(im->pid);
+	return t != 0 && t >= since;
+}
+
+/* Does /proc/PID/maps of pid name the arena (needle: its file's name)? */
+static bool maps_arena(long pid, const char *needle)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
+	FILE *f = fopen(path, "re");
+	if (f == NULL)
+		return false;
+	char line[PATH_MAX + 128];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = strstr(line, needle) != NULL;
+	fclose(f);
+	return found;
+}
+
+/*
+ * Traced processes that outlive the trace (a daemonized grandchild, a
+ * background job the command did not wait for): what they do from there on
+ * is not recorded, so the trace is not complete.  Found by their images
+ * (no exit yet, still running) and, for those whose first record has not
+ * come yet (a fork child whose parent ended at once), by the arena in their
+ * memory map (/proc/PID/maps; processes of other users cannot be read).
+ */
+static void note_survivors(struct daemon *d)
+{
+	struct hello_pid *seen = NULL, *hp, *tmp;
+	unsigned long running = 0;
+	char pids[160] = "";
+	pid_t self = getpid();
+	unsigned long long since = proc_start(self);
+	const char *needle = NULL;
+	if (d->have_arena) {
+		/* "/sandtrace-..." is /dev/shm/sandtrace-...; a path is itself */
+		needle = sandtrace_arena_name_is_path(d->arena_name) ? d->arena_name
+								      : d->arena_name + 1;
+	}
+	DIR *proc = needle != NULL ? opendir("/proc") : NULL;
+	struct dirent *e = NULL;
+	struct proc *p = d->procs;
+	for (;;) {
+		long pid;
+		if (p != NULL) {
+			struct image *im = &d->images[p->image];
+			pid = im->pid;
+			p = p->hh.next;
+			if (im->exited || !image_still_running(im, since))
+				continue;
+		} else if (proc != NULL && (e = readdir(proc)) != NULL) {
+			char *end;
+			pid = strtol(e->d_name, &end, 10);
+			if (*end != '\0' || pid <= 0)
+				continue;
+			struct image *im = image_of(d, (int32_t)pid);
+			if ((im != NULL && im->exited) || !maps_arena(pid, needle))
+				continue;
+		} else {
+			break;
+		}
+		int32_t key = (int32_t)pid;
+		HASH_FIND_INT(seen, &key, hp);
+		if (pid == self || hp != NULL || (hp = calloc(1, sizeof(*hp))) == NULL)
+			continue;
+		hp->pid = key;
+		HASH_ADD_INT(seen, pid, hp);
+		if (running++ < 8) {
+			size_t l = strlen(pids);
+			snprintf(pids + l, sizeof(pids) - l, "%s%ld", l ? ", " : "", pid);
+		}
+	}
+	if (proc != NULL)
+		closedir(proc);
+	HASH_ITER(hh, seen, hp, tmp)
+	{
+		HASH_DEL(seen, hp);
+		free(hp);
+	}
+	if (running)
+		st__summary_reason(&d->sum,
+				   "%lu traced process(es) still running when the trace ended (pid "
+				   "%s%s): what they do from there on is not recorded",
+				   running, pids, running > 8 ? ", ..." : "");
+}
+
 static void finish_report(struct daemon *d)
 {
 	struct hello_pid *said = NULL, *hp, *tmp;
@@ -1350,6 +1474,7 @@ static void finish_report(struct daemon *d)
 		if (rc < 0)
 			internal_error(d, "writing the audit", rc);
 	}
+	note_survivors(d);
 	if (d->parent_lost)
 		st__summary_reason(&d->sum, "sandtrace run was killed before the command ended: "
 				   "what its processes did afterwards was not traced");

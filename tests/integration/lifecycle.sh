@@ -323,4 +323,17 @@ check "a torn report: the torn line named, the trace incomplete, exit 0 (got: $o
 printf '{"type":"violation"}\n' > "$W/bare.jsonl"
 check "a record without its fields prints ? (not (null))" \
 	sh -c "\"$ST\" report '$W/bare.jsonl' | grep -qF 'violation: ? ? (pid 0, ?, rule ?)'"
+# ---- a traced process that outlives the command: the trace is not complete ----
+# (the survivor waits on a FIFO the test opens afterwards: no timing)
+mkfifo "$W/hold"
+"$ST" run --report "$W/surv.jsonl" -- sh -c '(cat "$1" >/dev/null; touch "$1.after") & exit 0' sh "$W/hold"
+check "a process still running at the end: the trace is incomplete" \
+	test "$(summary_field "$W/surv.jsonl" complete)" = false
+check "... and the summary says why" grep -q 'still running when the trace ended' "$W/surv.jsonl"
+echo > "$W/hold"
+"$ST" run --strict --report "$W/surv2.jsonl" -- sh -c 'setsid cat "$1" >/dev/null & exit 0' sh "$W/hold"; rc=$?
+check "a daemonized (setsid) survivor: --strict exits 121" test $rc -eq 121
+echo > "$W/hold"
+"$ST" run --strict --report "$W/surv3.jsonl" -- sh -c 'sleep 0 & wait'; rc=$?
+check "a background job the command waited for: complete, --strict exits 0" test $rc -eq 0
 done_
