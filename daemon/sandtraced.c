@@ -1953,6 +1953,8 @@ static void setup_socket(struct daemon *d)
 			     errno == ECONNREFUSED;
 		if (probe >= 0)
 			close(probe);
+		if (!stale && probe >= 0 && lstat(d->socket_path, &st) == 0 && !S_ISSOCK(st.st_mode))
+			fatal("bind %s: a file that is not a socket is in the way", d->socket_path);
 		if (!stale)
 			fatal("bind %s: %s (another daemon is serving it?)", d->socket_path,
 			      strerror(EADDRINUSE));
@@ -2067,6 +2069,9 @@ int main(int argc, char **argv)
 			      "--arena-size");
 	}
 
+	/* the socket first: a daemon refused because another one serves it
+	 * must not truncate that one's report (the same --report, a mistake) */
+	setup_socket(d);
 	int rc = st__report_open(&d->report, d->report_path, false);
 	if (rc < 0)
 		fatal("--report %s: %s", d->report_path, strerror(-rc));
@@ -2085,7 +2090,6 @@ int main(int argc, char **argv)
 	st__report_flush(&d->report);
 	d->sum.complete = true;
 
-	setup_socket(d);
 	epoll_add(d, d->lfd, &d->lfd);
 	epoll_add(d, d->sigfd, &d->sigfd);
 	d->last_flush_ns = now_ns();

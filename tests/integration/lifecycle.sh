@@ -76,8 +76,16 @@ eval "$("$ST" env --socket "$SOCK")"
 cat present > /dev/null
 sh -c 'cat present >/dev/null; test -e phase2-missing'
 unset LD_PRELOAD LD_AUDIT
+# a second daemon on the same socket (and, by mistake, the same report) is
+# refused without touching the first one's report (it once truncated it)
+"$B/daemon/sandtraced" --socket "$SOCK" --report "$W/standalone.jsonl" 2>/dev/null; rc=$?
+check "standalone: a second daemon on a served socket is refused (2)" test $rc -eq 2
 kill -TERM $dpid; wait $dpid
 check "standalone: phase reads recorded" has R "$W/present" "$W/standalone.jsonl"
+check "standalone: the first daemon's report is whole (no NUL bytes, one run record)" \
+	python3 -c 'import sys
+d = open(sys.argv[1], "rb").read()
+sys.exit(0 if b"\0" not in d and d.count(b"\"type\":\"run\"") == 1 else 1)' "$W/standalone.jsonl"
 check "standalone: missing recorded" has N "$W/phase2-missing" "$W/standalone.jsonl"
 check "standalone: socket removed" test ! -e "$SOCK"
 # 6. SIGHUP reloads the policy: the next phase may read what the last one could not; a
