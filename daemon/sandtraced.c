@@ -1204,6 +1204,8 @@ static void maybe_flush(struct daemon *d, bool force)
 	d->report_dirty = false;
 }
 
+static void check_parent(struct daemon *d);
+
 static void on_signal(struct daemon *d)
 {
 	struct signalfd_siginfo si;
@@ -1217,6 +1219,10 @@ static void on_signal(struct daemon *d)
 		st__log("signal %u from pid %u: shutting down", si.ssi_signo, si.ssi_pid);
 		d->stopping = true;
 	}
+	/* PR_SET_PDEATHSIG's SIGTERM (the CLI was killed) looks like any other:
+	 * the parent is already the reaper when it comes */
+	if (d->stopping)
+		check_parent(d);
 }
 
 static void reload_policy(struct daemon *d);

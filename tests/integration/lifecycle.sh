@@ -46,15 +46,19 @@ check "daemon lost, fenced: allowed read still works (got: $(echo $out))" test "
 check "daemon lost, fenced: ask fails closed"         test "$(echo "$out" | sed -n 3p)" = ENOENT
 # 3. the CLI killed with SIGKILL: socket dir and arena removed (the arena's
 #    name carries the daemon's pid: other runs on the machine do not count)
-"$ST" run --pidfile "$W/pid2" -- sleep 30 &
+"$ST" run --pidfile "$W/pid2" --report "$W/killed.jsonl" -- sleep 30 &
 cli=$!
 sleep 1
 dpid=$(cat "$W/pid2")
+pdir=$(tr '\0' '\n' < /proc/$dpid/cmdline | sed -n '/^--private-dir$/{n;p;}')
 check "arena exists while running" sh -c "ls /dev/shm | grep -q '^sandtrace-$dpid-'"
 kill -9 $cli
 sleep 2
 check "arena removed after CLI SIGKILL" sh -c "! ls /dev/shm | grep -q '^sandtrace-$dpid-'"
 check "daemon gone after CLI SIGKILL" sh -c "! kill -0 $dpid 2>/dev/null"
+check "private directory removed after CLI SIGKILL ($pdir)" sh -c "[ -n '$pdir' ] && [ ! -e '$pdir' ]"
+check "CLI SIGKILL: the report says the run was killed (incomplete)" \
+	grep -q 'sandtrace run was killed before the command ended' "$W/killed.jsonl"
 pkill -f "sleep 30" 2>/dev/null
 # 4. a child that drops privileges is still traced
 if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
