@@ -409,6 +409,11 @@ static void cleanup_dir(const char *dir, const char *report_tmp, const char *log
 	if (log_tmp)
 		unlink(log_tmp);
 	unlink(sock);
+	{
+		char argv_file[PATH_MAX]; /* removed by the daemon once read; not if it failed first */
+		snprintf(argv_file, sizeof(argv_file), "%s/argv", dir);
+		unlink(argv_file);
+	}
 	if (rmdir(dir) < 0 && errno != ENOENT)
 		warn("rmdir %s", dir);
 }
@@ -702,8 +707,24 @@ static int cmd_run(int argc, char **argv)
 	/* Traversable by every uid (children that drop privileges), not listable. */
 	if (chmod(tdir, 0711) < 0)
 		warn("chmod %s", tdir);
-	char sock[PATH_MAX], report_tmp[PATH_MAX], log_tmp[PATH_MAX];
+	char sock[PATH_MAX], report_tmp[PATH_MAX], log_tmp[PATH_MAX], argv_file[PATH_MAX];
 	snprintf(sock, sizeof(sock), "%s/sock", tdir);
+	snprintf(argv_file, sizeof(argv_file), "%s/argv", tdir);
+	{
+		/* CMD's arguments for the report's run record (--argv-file) */
+		FILE *af = fopen(argv_file, "wxe");
+		bool ok = af != NULL;
+		for (size_t i = 0; ok && o.cmd[i] != NULL; i++)
+			ok = fwrite(o.cmd[i], 1, strlen(o.cmd[i]) + 1, af) == strlen(o.cmd[i]) + 1;
+		if (af != NULL && fclose(af) != 0)
+			ok = false;
+		if (!ok) {
+			warn("%s", argv_file);
+			unlink(argv_file);
+			cleanup_dir(tdir, NULL, NULL, sock);
+			return SANDTRACE_EXIT_ERROR;
+		}
+	}
 	snprintf(report_tmp, sizeof(report_tmp), "%s/report.jsonl", tdir);
 	snprintf(log_tmp, sizeof(log_tmp), "%s/sandtraced.log", tdir);
 	const char *report = o.report ? o.report : report_tmp;
@@ -752,10 +773,7 @@ static int cmd_run(int argc, char **argv)
 		char fdbuf[16], ppbuf[16];
 		snprintf(fdbuf, sizeof(fdbuf), "%d", rfd);
 		snprintf(ppbuf, sizeof(ppbuf), "%ld", (long)self);
-		size_t ncmd = 0;
-		while (o.cmd[ncmd])
-			ncmd++;
-		const char **dv = calloc(48 + ncmd, sizeof(char *));
+		const char **dv = calloc(48, sizeof(char *));
 		size_t n = 0;
 		dv[n++] = daemon_path;
 		dv[n++] = "--socket";
@@ -810,9 +828,10 @@ static int cmd_run(int argc, char **argv)
 			dv[n++] = "--allow-exec";
 			dv[n++] = cmd_path;
 		}
-		dv[n++] = "--";
-		for (size_t i = 0; i < ncmd; i++)
-			dv[n++] = o.cmd[i];
+		/* the command's arguments by a file: on the daemon's command line
+		 * a command near the argument limit failed its exec (E2BIG) */
+		dv[n++] = "--argv-file";
+		dv[n++] = argv_file;
 		dv[n] = NULL;
 		sigprocmask(SIG_SETMASK, &oldset, NULL);
 		signal(SIGCHLD, SIG_DFL);

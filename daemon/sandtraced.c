@@ -1558,8 +1558,10 @@ static void usage(FILE *f)
 	    "                  [--ready-fd N] [--log FILE] [--private-dir DIR]\n"
 	    "                  [--audit] [--deps PKG,PKG] [--deps-from DIR] [--no-implicit-deps]\n"
 	    "                  [--dpkg-root DIR] [--owners FILE] [--manifest FILE] [--verify FILE]\n"
-	    "                  [--hash-cache FILE|none] [--hash-threads N] [-- CMD ARG...]\n"
-	    "The operands after -- are the traced command, written to the report's run record.\n"
+	    "                  [--hash-cache FILE|none] [--hash-threads N] [--argv-file FILE]\n"
+	    "                  [-- CMD ARG...]\n"
+	    "The operands after -- are the traced command, written to the report's run record\n"
+	    "(--argv-file: read from FILE, each argument ended by a NUL; FILE is removed).\n"
 	    "--private-dir: the CLI's directory, emptied and removed if the parent dies first.\n");
 }
 
@@ -1596,6 +1598,69 @@ static void fatal_v(const char *fmt, ...)
 	fatal("%s", msg);
 }
 
+/*
+ * --argv-file FILE: the traced command's arguments, each ended by a NUL (the
+ * CLI's way: on the daemon's own command line a command near the system's
+ * argument limit made its exec fail with E2BIG, and the run with it).  The
+ * file is removed once read.  Returns a NULL-terminated array (leaked: the
+ * daemon keeps it for its life), or NULL with errno set.
+ */
+static char **read_argv_file(const char *file)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (buf == NULL) {
+			close(fd);
+			errno = ENOMEM;
+			return NULL;
+		}
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (nb == NULL)
+				free(buf);
+			buf = nb;
+			cap *= 2;
+			continue;
+		}
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	unlink(file);
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++)
+		count += buf[i] == '\0';
+	if (n > 0 && buf[n - 1] != '\0') {
+		free(buf);
+		errno = EINVAL;
+		return NULL;
+	}
+	char **v = calloc(count + 1, sizeof(*v));
+	if (v == NULL) {
+		free(buf);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0, k = 0; i < n; i += strlen(buf + i) + 1)
+		v[k++] = buf + i;
+	return v;
+}
+
 static void parse_options(struct daemon *d, int argc, char **argv)
 {
 	enum {
@@ -1613,6 +1678,7 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 		O_LOG,
 		O_PRIVATE_DIR,
 		O_ALLOW_EXEC,
+		O_ARGV_FILE,
 		O_AUDIT,
 		O_DEPS,
 		O_DEPS_FROM,
@@ -1636,6 +1702,7 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 	    {"log", required_argument, NULL, O_LOG},
 	    {"private-dir", required_argument, NULL, O_PRIVATE_DIR},
 	    {"allow-exec", required_argument, NULL, O_ALLOW_EXEC},
+	    {"argv-file", required_argument, NULL, O_ARGV_FILE},
 	    {"audit", no_argument, NULL, O_AUDIT},
 	    {"deps", required_argument, NULL, O_DEPS},
 	    {"deps-from", required_argument, NULL, O_DEPS_FROM},
@@ -1646,7 +1713,7 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 	    {"help", no_argument, NULL, O_HELP},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *errstr;
+	const char *errstr, *argv_file = NULL;
 	int o;
 	d->ready_fd = -1;
 	d->arena_size = SANDTRACE_ARENA_DEFAULT_SIZE;
@@ -1678,6 +1745,9 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 			break;
 		case O_ALLOW_EXEC:
 			d->allow_exec = optarg;
+			break;
+		case O_ARGV_FILE:
+			argv_file = optarg;
 			break;
 		case O_PRIVATE_DIR:
 			d->private_dir = optarg;
@@ -1733,6 +1803,8 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 		exit(EXIT_STARTUP);
 	}
 	d->run_argv = argv + optind;
+	if (argv_file != NULL && (d->run_argv = read_argv_file(argv_file)) == NULL)
+		fatal("--argv-file %s: %s", argv_file, strerror(errno));
 }
 
 /* Parse the policy (the file, or the run's default rules) with the command's

@@ -30,6 +30,18 @@ check "--manifest /dev/stdout into a file refused (125), command not run" \
 	sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran4 ]"
 "$ST" run --report /dev/fd/5 -- cat "$W/o3" 5> "$W/fd5.jsonl"
 check "--report /dev/fd/5: the report is in the CLI's descriptor 5's file" has R "$W/o3" "$W/fd5.jsonl"
+# the command's arguments reach the daemon by a file, not its command line
+# (there, a command near the system's argument limit made the daemon's exec
+# fail with E2BIG: exit 125 for a command that runs untraced); the run
+# record still holds them byte for byte
+"$ST" run --pidfile "$W/pa" --report "$W/argv.jsonl" -- \
+	sh -c 'tr "\0" "\n" < /proc/$(cat "$1")/cmdline' sh "$W/pa" "$(printf 'uniq-arg\n\377')" > "$W/dcmd"
+check "the daemon's command line does not carry the command's arguments" \
+	sh -c "! grep -q uniq-arg '$W/dcmd'"
+check "the run record holds the arguments byte for byte" python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+sys.exit(0 if r["type"] == "run" and r["argv"][-1] == "uniq-arg\\x0a\\xff" and r["argv"][0] == "sh" else "argv: %r" % r["argv"])' "$W/argv.jsonl"
 # env -i and a replaced LD_PRELOAD do not escape the trace
 R=$W/env.jsonl
 echo e > e1
