@@ -220,6 +220,40 @@ static int st__random(uint8_t *buf, size_t n)
 	return 0;
 }
 
+/*
+ * Back the pages of [from, to) of the arena with memory now, before they are
+ * handed out.  The arena is a sparse file: on a memory file system with less
+ * room than --arena-size (a container's 64 MiB /dev/shm, a small tmpfs for
+ * --arena-dir) the first write to a page the file system cannot give is
+ * SIGBUS in whichever traced process made it.  MADV_POPULATE_WRITE fails
+ * instead (EFAULT), and the allocation is refused: a full arena, counted,
+ * caching stops, nothing crashes.  A kernel without it (EINVAL) keeps the
+ * old behaviour.  errno is kept (the shim calls this inside wrappers).
+ */
+static bool st__populate(const struct sandtrace_arena *a, uint64_t from, uint64_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (from >= to)
+		return true;
+	int saved = errno;
+	bool ok = madvise(a->base + from, (size_t)(to - from), MADV_POPULATE_WRITE) == 0 ||
+		  errno == EINVAL || errno == ENOSYS;
+	errno = saved;
+	return ok;
+#else
+	(void)a;
+	(void)from;
+	(void)to;
+	return true;
+#endif
+}
+
+/* The arena's page size (at least 4 KiB). */
+static inline uint64_t st__page(const struct sandtrace_arena *a)
+{
+	return a->page >= 4096 && (a->page & (a->page - 1)) == 0 ? a->page : 4096;
+}
+
 int sandtrace_arena_create(struct sandtrace_arena *a, uint64_t size, uint32_t run_flags,
 			   char name[SANDTRACE_ARENA_NAME_MAX])
 {
@@ -274,6 +308,26 @@ int sandtrace_arena_create_in(struct sandtrace_arena *a, uint64_t size, uint32_t
 	if (p == MAP_FAILED)
 		goto fail;
 	close(fd);
+	fd = -1;
+	a->base = p;
+	a->size = size;
+	a->page = (uint64_t)st.st_blksize;
+	{
+		/* the header and (with areas) the first segment, which create
+		 * writes and every process reads: backed now (st__populate), or
+		 * the run cannot start (-ENOSPC) rather than SIGBUS */
+		uint64_t pg = st__page(a), first = size >= SANDTRACE_ARENA_AREAS_MIN
+							? SANDTRACE_ARENA_SEGMENT
+							: st__align_up(sizeof(*h));
+		if (!st__populate(a, 0, (first + pg - 1) & ~(pg - 1))) {
+			munmap(p, (size_t)size);
+			a->base = NULL;
+			a->size = 0;
+			a->page = 0;
+			errno = ENOSPC;
+			goto fail;
+		}
+	}
 
 	h = p;
 	h->version = SANDTRACE_ARENA_VERSION;
@@ -320,7 +374,8 @@ int sandtrace_arena_create_in(struct sandtrace_arena *a, uint64_t size, uint32_t
 	return 0;
 fail:
 	rc = -errno;
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	sandtrace_arena_unlink(name);
 	name[0] = '\0';
 	return rc;
@@ -412,15 +467,22 @@ int sandtrace_arena_unlink(const char *name)
  * Every bound is taken from a->size (what this process mapped), never from
  * the header alone: a corrupted header must not make us write outside the map.
  */
-/* Hand out need bytes from *bump, bounded by [lo, hi). */
-static uint64_t st__alloc_from(_Atomic uint64_t *bump, uint64_t lo, uint64_t hi, uint64_t need)
+/* Hand out need bytes from *bump, bounded by [lo, hi).  Every page below
+ * bump rounded up to a page is backed (st__populate): the pages a request
+ * reaches beyond it are backed before the CAS that hands them out. */
+static uint64_t st__alloc_from(const struct sandtrace_arena *a, _Atomic uint64_t *bump,
+			       uint64_t lo, uint64_t hi, uint64_t need)
 {
+	uint64_t pg = st__page(a);
 	/* relaxed: bump orders nothing; the bytes are published by a later release. */
 	uint64_t old = atomic_load_explicit(bump, memory_order_relaxed);
 	for (;;) {
 		/* bounds check BEFORE handing out the memory; also rejects a corrupted bump */
 		if (old < lo || (old & (SANDTRACE_ARENA_ALIGN - 1)) != 0 || old > hi ||
 		    need > hi - old)
+			return 0;
+		uint64_t end = (old + need + pg - 1) & ~(pg - 1);
+		if (!st__populate(a, (old + pg - 1) & ~(pg - 1), end > hi ? hi : end))
 			return 0;
 		/* relaxed on both paths: see above.  Linearization point on success. */
 		if (atomic_compare_exchange_weak_explicit(bump, &old, old + need,
@@ -476,7 +538,7 @@ static uint64_t st__alloc_area(struct sandtrace_arena *a, _Atomic uint64_t *word
 			continue;
 		}
 		if (fresh == 0)
-			fresh = st__alloc_from(&h->bump, SANDTRACE_ARENA_SEGMENT, a->size,
+			fresh = st__alloc_from(a, &h->bump, SANDTRACE_ARENA_SEGMENT, a->size,
 					       SANDTRACE_ARENA_SEGMENT);
 		if (fresh == 0)
 			return 0;
@@ -503,11 +565,11 @@ uint64_t sandtrace_arena_alloc_in(struct sandtrace_arena *a, enum sandtrace_aren
 		goto full;
 	need = st__align_up(size);
 	if (!st__areas(a))
-		off = st__alloc_from(&h->bump, sizeof(*h), a->size, need);
+		off = st__alloc_from(a, &h->bump, sizeof(*h), a->size, need);
 	else if (need <= SANDTRACE_ARENA_SEGMENT / 2)
 		off = st__alloc_area(a, st__area_word(h, area), need);
 	else /* whole segments of its own: bump stays on a segment boundary */
-		off = st__alloc_from(&h->bump, SANDTRACE_ARENA_SEGMENT, a->size,
+		off = st__alloc_from(a, &h->bump, SANDTRACE_ARENA_SEGMENT, a->size,
 				     (need + SANDTRACE_ARENA_SEGMENT - 1) &
 					 ~(SANDTRACE_ARENA_SEGMENT - 1));
 	if (off != 0)

@@ -314,6 +314,30 @@ else
 	echo "skip - --arena-dir with 2 MiB pages: needs root to mount a tmpfs (huge=within_size)"
 fi
 rmdir "$AD"
+# an arena on a file system with less room than --arena-size: what it cannot
+# back is an allocation refused (arena full), never SIGBUS in a traced
+# process (the sparse file's first write to a page the tmpfs cannot give);
+# one that cannot even hold the header's segment is refused at the start
+SD=$W/small
+mkdir -p "$SD"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=512k,mode=1777 st-integ "$SD" 2>/dev/null; then
+	"$ST" run --arena-dir "$SD" --arena-size 64M --report "$W/small.jsonl" -- \
+		sh -c 'i=0; while [ $i -lt 3000 ]; do [ -e "$0/nothere-$i" ]; i=$((i+1)); done; echo done' "$W" > "$W/small.out"; rc=$?
+	check "a tmpfs smaller than --arena-size: the command ends normally (got $rc)" \
+		sh -c "[ $rc -eq 0 ] && [ \"\$(cat '$W/small.out')\" = done ]"
+	full=$(arena_field "$W/small.jsonl" full)
+	check "... the arena is reported full ($full allocations refused)" test "${full:-0}" -gt 0
+	check "... and every lookup is still recorded" \
+		test "$("$ST" report --list "$W/small.jsonl" | grep -c "^N	$W/nothere-")" -eq 3000
+	umount "$SD"
+	mount -t tmpfs -o size=64k,mode=1777 st-integ "$SD"
+	"$ST" run --arena-dir "$SD" --arena-size 64M -- touch "$W/small-ran" 2>/dev/null; rc=$?
+	check "a tmpfs that cannot hold the arena's header: refused at the start (125)" \
+		sh -c "[ $rc -eq 125 ] && [ ! -e '$W/small-ran' ]"
+	umount "$SD"
+else
+	echo "skip - an arena on a small tmpfs: needs root to mount one"
+fi
 # ---- reading a report: a file that is not one is an error (exit 1, named),
 # not the summary of a run of nothing; a torn line is skipped, named ----
 printf '\377\376 binary\n' > "$W/notrep"; : > "$W/emptyrep"; echo '{"a":1}' > "$W/otherjson"
