@@ -622,8 +622,10 @@ static const char *path_var(void)
 }
 
 /* The next PATH candidate for file (flen bytes) into buf; *cursor walks
- * PATH and is NULL when done.  An empty entry is the cwd.  Returns false
- * for an entry too long for buf (skipped). */
+ * PATH and is NULL when done.  An empty entry is the cwd, spelled as glibc
+ * spells it: the bare name ("prog", not "./prog"; a script run that way
+ * sees that name as $0).  Returns false for an entry too long for buf
+ * (skipped). */
 static bool path_next(const char **cursor, const char *file, size_t flen, char *buf, size_t cap)
 {
 	const char *s = *cursor, *p = s;
@@ -634,13 +636,31 @@ static bool path_next(const char **cursor, const char *file, size_t flen, char *
 	if (dlen + flen + 3 > cap)
 		return false;
 	size_t k = 0;
-	if (dlen == 0)
-		buf[k++] = '.';
-	else
+	if (dlen > 0) {
 		memcpy(buf, s, dlen), k = dlen;
-	buf[k++] = '/';
+		buf[k++] = '/';
+	}
 	memcpy(buf + k, file, flen + 1);
 	return true;
+}
+
+/* glibc's fallback of the execvp family for a file the kernel refused with
+ * ENOEXEC (a script without "#!"): run it with /bin/sh, the file as the
+ * shell's first argument, then argv[1..]; an empty argv gives {sh, file}.
+ * Returns only when that exec failed too (-1, errno from it). */
+static int exec_script(const char *file, char *const argv[], char *const envp[])
+{
+	size_t argc = 0;
+	while (argv && argv[argc])
+		argc++;
+	char *nargv[argc > 1 ? argc + 2 : 3];
+	nargv[0] = (char *)"/bin/sh";
+	nargv[1] = (char *)file;
+	if (argc > 1)
+		memcpy(nargv + 2, argv + 1, argc * sizeof(char *)); /* with the NULL */
+	else
+		nargv[2] = NULL;
+	return execve("/bin/sh", nargv, envp);
 }
 
 /* PATH search as glibc's execvpe does it; each probe is an exec attempt of
@@ -651,8 +671,12 @@ static int execvpe_search(const char *file, char *const argv[], char *const envp
 		errno = ENOENT;
 		return -1;
 	}
-	if (strchr(file, '/'))
-		return execve(file, argv, envp);
+	if (strchr(file, '/')) {
+		execve(file, argv, envp);
+		if (errno == ENOEXEC)
+			exec_script(file, argv, envp);
+		return -1;
+	}
 	size_t flen = strlen(file);
 	if (flen >= NAME_MAX + 1) {
 		errno = ENAMETOOLONG;
@@ -674,19 +698,9 @@ static int execvpe_search(const char *file, char *const argv[], char *const envp
 		case ENODEV:
 		case ETIMEDOUT:
 			break;
-		case ENOEXEC: {
-			/* a script without #!: run it with /bin/sh */
-			size_t argc = 0;
-			while (argv[argc])
-				argc++;
-			char *nargv[argc + 2];
-			nargv[0] = (char *)"/bin/sh";
-			nargv[1] = buf;
-			for (size_t i = 1; i <= argc; i++)
-				nargv[i + 1] = argv[i];
-			execve("/bin/sh", nargv, envp);
+		case ENOEXEC:
+			exec_script(buf, argv, envp);
 			return -1;
-		}
 		default:
 			return -1;
 		}
