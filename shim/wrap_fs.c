@@ -914,25 +914,54 @@ EXPORT int scandirat64(int dirfd, const char *path, struct dirent64 ***nl,
 /* nftw/ftw walk with internal calls: the root is a directory listing and
  * every entry the walk reports is recorded as a query through a trampoline.
  * The user's callback is kept per thread (a callback may start another walk:
- * the previous one is saved and restored around it). */
+ * the previous one is saved and restored around it).
+ * nftw with FTW_CHDIR moves into each directory with its internal fchdir
+ * before it calls the callback (and back after), which the cwd cache does
+ * not see: the cache is dropped before every callback, whose relative names
+ * are then made absolute against where the walk really is, and after the
+ * walk.  The names the walk reports stay relative to the cwd the walk
+ * started in: a relative root's walk judges them against a descriptor of
+ * that directory (tls_walk_base, O_PATH, high and close-on-exec). */
 static __thread __nftw_func_t tls_nftw;
 static __thread __nftw64_func_t tls_nftw64;
 static __thread __ftw_func_t tls_ftw;
 static __thread __ftw64_func_t tls_ftw64;
+static __thread int tls_walk_base = AT_FDCWD;
 
-/* Returns true when the sandbox hides the entry: the program is not told of it. */
+/* Returns true when the sandbox hides the entry: the program is not told of
+ * it.  Drops the cwd cache (see above).  Preserves errno. */
 static bool walk_note(const char *p, int type)
 {
+	st__cwd_invalidate();
 	struct st_call c;
 	if (!st__enter(&c))
 		return false;
-	bool hide = st__hidden(AT_FDCWD, p);
+	bool hide = st__hidden(tls_walk_base, p);
 	if (!hide)
-		st__record_path(AT_FDCWD, p, type == FTW_D || type == FTW_DP ? K_D : K_Q, true,
-				type == FTW_NS ? EACCES : 0);
+		st__record_path(tls_walk_base, p, type == FTW_D || type == FTW_DP ? K_D : K_Q,
+				true, type == FTW_NS ? EACCES : 0);
 	st__leave(&c);
 	errno = c.saved_errno;
 	return hide;
+}
+
+/* A descriptor of the cwd for the names of a walk of a relative root that
+ * moves (FTW_CHDIR), else AT_FDCWD.  Preserves errno. */
+static int walk_base(const char *path, int flags)
+{
+	if (!(flags & FTW_CHDIR) || path[0] == '/')
+		return AT_FDCWD;
+	int saved = errno;
+	int fd = (int)ST_SYSCALL(SYS_openat, AT_FDCWD, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		int hi = (int)ST_SYSCALL(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 100);
+		if (hi >= 0) {
+			ST_SYSCALL(SYS_close, fd);
+			fd = hi;
+		}
+	}
+	errno = saved;
+	return fd >= 0 ? fd : AT_FDCWD;
 }
 static int tramp_nftw(const char *p, const struct stat *s, int t, struct FTW *f)
 {
@@ -959,11 +988,14 @@ static int tramp_ftw64(const char *p, const struct stat64 *s, int t)
 	return tls_ftw64(p, s, t);
 }
 
-#define WALK(slot, tramp, call_real, call_tramp)                                                   \
+#define WALK(slot, tramp, flags, call_real, call_tramp)                                            \
 	do {                                                                                       \
 		struct st_call c_;                                                                 \
-		if (!path || !fn || !st__enter(&c_))                                               \
-			return call_real;                                                          \
+		if (!path || !fn || !st__enter(&c_)) {                                             \
+			int r_ = call_real;                                                        \
+			st__cwd_invalidate();                                                      \
+			return r_;                                                                 \
+		}                                                                                  \
 		struct st_acc *a_ = &st__tls_acc[0];                                               \
 		st__acc_init(a_, AT_FDCWD, path, K_D, false);                                      \
 		int e_ = st__pre(a_);                                                              \
@@ -974,31 +1006,39 @@ static int tramp_ftw64(const char *p, const struct stat64 *s, int t)
 		}                                                                                  \
 		st__acc_done(a_);                                                                  \
 		typeof(slot) saved_ = slot;                                                        \
+		int base_ = tls_walk_base;                                                         \
 		slot = fn;                                                                         \
+		tls_walk_base = walk_base(path, (flags));                                          \
 		st__leave(&c_); /* the callbacks run the program's code: not "inside" */            \
 		errno = c_.saved_errno;                                                            \
 		int r_ = call_tramp;                                                               \
+		int after_ = errno;                                                                \
+		st__cwd_invalidate(); /* FTW_CHDIR came back with an internal fchdir */            \
+		if (tls_walk_base != AT_FDCWD)                                                     \
+			ST_SYSCALL(SYS_close, tls_walk_base);                                      \
+		tls_walk_base = base_;                                                             \
 		slot = saved_;                                                                     \
+		errno = after_;                                                                    \
 		return r_;                                                                         \
 	} while (0)
 
 EXPORT int nftw(const char *path, __nftw_func_t fn, int nfd, int flags)
 {
-	WALK(tls_nftw, tramp_nftw, REAL(nftw)(path, fn, nfd, flags),
+	WALK(tls_nftw, tramp_nftw, flags, REAL(nftw)(path, fn, nfd, flags),
 	     REAL(nftw)(path, tramp_nftw, nfd, flags));
 }
 EXPORT int nftw64(const char *path, __nftw64_func_t fn, int nfd, int flags)
 {
-	WALK(tls_nftw64, tramp_nftw64, REAL(nftw64)(path, fn, nfd, flags),
+	WALK(tls_nftw64, tramp_nftw64, flags, REAL(nftw64)(path, fn, nfd, flags),
 	     REAL(nftw64)(path, tramp_nftw64, nfd, flags));
 }
 EXPORT int ftw(const char *path, __ftw_func_t fn, int nfd)
 {
-	WALK(tls_ftw, tramp_ftw, REAL(ftw)(path, fn, nfd), REAL(ftw)(path, tramp_ftw, nfd));
+	WALK(tls_ftw, tramp_ftw, 0, REAL(ftw)(path, fn, nfd), REAL(ftw)(path, tramp_ftw, nfd));
 }
 EXPORT int ftw64(const char *path, __ftw64_func_t fn, int nfd)
 {
-	WALK(tls_ftw64, tramp_ftw64, REAL(ftw64)(path, fn, nfd),
+	WALK(tls_ftw64, tramp_ftw64, 0, REAL(ftw64)(path, fn, nfd),
 	     REAL(ftw64)(path, tramp_ftw64, nfd));
 }
 
@@ -1107,6 +1147,21 @@ EXPORT FTSENT *fts_children(FTS *sp, int opts)
 EXPORT FTSENT64 *fts64_children(FTS64 *sp, int opts)
 {
 	FTSENT64 *r = REAL(fts64_children)(sp, opts);
+	st__cwd_invalidate();
+	return r;
+}
+/* fts_close goes back to where fts_open was called (internal fchdir) when
+ * the walk stopped inside the tree: the cwd cache must not keep naming the
+ * directory it left.  errno is fts_close's. */
+EXPORT int fts_close(FTS *sp)
+{
+	int r = REAL(fts_close)(sp);
+	st__cwd_invalidate();
+	return r;
+}
+EXPORT int fts64_close(FTS64 *sp)
+{
+	int r = REAL(fts64_close)(sp);
 	st__cwd_invalidate();
 	return r;
 }
