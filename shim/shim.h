@@ -11,6 +11,7 @@
 #include <glob.h>
 #include <limits.h>
 #include <pthread.h>
+#include <pty.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>

@@ -1005,6 +1005,62 @@ EXPORT pid_t fork(void)
 	return st__fork();
 }
 
+/* _Fork (glibc 2.34: a fork without the atfork handlers) is a fork as the
+ * wrapper above sees one: the child starts as a forked child. */
+EXPORT pid_t _Fork(void)
+{
+	st__init();
+	if (!st__g.active || st__depth || st__vchild)
+		return REAL(_Fork)();
+	st__depth++;
+	int32_t parent = st__g.pid;
+	pid_t p = REAL(_Fork)();
+	if (p == 0)
+		forked_child(parent);
+	st__depth--;
+	return p;
+}
+
+/*
+ * daemon and forkpty fork with libc's internal fork, which no wrapper sees:
+ * without this the child's records went on under its parent's pid, in the
+ * parent's log chunk (closed by the parent's EXIT, so a daemon()'s child
+ * was not recorded at all), and daemon's chdir("/") (internal too) left the
+ * cwd cache naming the old directory.  The child is known on the way back
+ * (its pid is not the one the shim holds) and starts as a forked child
+ * there: before that it ran only libc's own calls.  errno is the call's.
+ */
+static void after_libc_fork(int32_t parent)
+{
+	if (!st__g.active || st__vchild || (int32_t)ST_SYSCALL(SYS_getpid) == parent)
+		return;
+	int saved = errno;
+	st__depth++;
+	forked_child(parent);
+	st__depth--;
+	errno = saved;
+}
+EXPORT int daemon(int nochdir, int noclose)
+{
+	st__init();
+	int32_t parent = st__g.pid;
+	int r = REAL(daemon)(nochdir, noclose);
+	if (!st__depth)
+		after_libc_fork(parent);
+	st__cwd_invalidate();
+	return r;
+}
+EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tio,
+		     const struct winsize *ws)
+{
+	st__init();
+	int32_t parent = st__g.pid;
+	pid_t p = REAL(forkpty)(amaster, name, tio, ws);
+	if (p == 0 && !st__depth)
+		after_libc_fork(parent);
+	return p;
+}
+
 /*
  * A child made by clone without CLONE_VM (libc's clone(), or syscall() with
  * SYS_clone, SYS_clone3 or SYS_fork): a forked child no fork wrapper saw.
