@@ -213,6 +213,15 @@ extern __thread struct st_vfork st__vf;
 int st__vfork_begin(void);
 long st__vfork_end(long r);
 pid_t st__fork(void);
+/* st__fork_handlers - register the shim's atfork handlers (wrap_exec.c),
+ * st__fork_prepare (takes the connection lock), st__fork_parent (lets it
+ * go), st__fork_child (the child's first steps): called once, by the
+ * constructor, before the program can register its own.  The handlers run
+ * in the forking thread only; each preserves errno. */
+void st__fork_handlers(void);
+void st__fork_prepare(void);
+void st__fork_parent(void);
+void st__fork_child(void);
 
 /* st__reaped_info - a waitid (or syscall(SYS_waitid)) reported info: a
  * child that exited or was killed is reported to the daemon as reaped. */

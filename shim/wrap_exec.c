@@ -952,6 +952,64 @@ static void forked_child(int32_t parent)
 		st__hello();
 }
 
+/*
+ * The lock is taken in an atfork handler of the shim's own, registered by
+ * the constructor (st__fork_handlers) before the program's: glibc runs the
+ * prepare handlers in the reverse order of registration and the parent and
+ * child handlers in that order, so the program's prepare handlers run
+ * before the shim takes the lock and its parent and child handlers after
+ * the shim let it go (and made the child a process of its own).  A file a
+ * program's handler opens is then checked and recorded as any other; it
+ * passed through unchecked while the fork wrapper held the lock (a denied
+ * file opened).  libc's internal fork (daemon, forkpty) runs the handlers
+ * too.  Handlers registered before the shim's (by a library's constructor
+ * that ran first) still run inside the shim's window and pass through.
+ * Without the registration (it failed) the fork wrapper calls the three
+ * steps itself around the fork, as before.
+ */
+static _Atomic bool fork_handlers;
+static __thread bool fork_held;     /* this thread's prepare took the lock */
+static __thread int32_t fork_from;  /* the pid the child is forked from */
+
+void st__fork_prepare(void)
+{
+	fork_held = false;
+	if (!st__g.active || st__depth || st__vchild)
+		return;
+	/* inside the shim while the lock is held: a signal handler that runs
+	 * now passes through instead of waiting for the lock */
+	st__depth++;
+	pthread_mutex_lock(&st__g.lock);
+	fork_from = st__g.pid;
+	fork_held = true;
+}
+void st__fork_parent(void)
+{
+	if (!fork_held)
+		return;
+	fork_held = false;
+	int saved = errno;
+	pthread_mutex_unlock(&st__g.lock);
+	errno = saved;
+	st__depth--;
+}
+void st__fork_child(void)
+{
+	if (!fork_held)
+		return;
+	fork_held = false;
+	int saved = errno;
+	forked_child(fork_from);
+	errno = saved;
+	st__depth--;
+}
+void st__fork_handlers(void)
+{
+	if (!atomic_load_explicit(&fork_handlers, memory_order_relaxed) &&
+	    pthread_atfork(st__fork_prepare, st__fork_parent, st__fork_child) == 0)
+		atomic_store_explicit(&fork_handlers, true, memory_order_relaxed);
+}
+
 pid_t st__fork(void)
 {
 	st__init();
@@ -976,9 +1034,6 @@ pid_t st__fork(void)
 		st__depth--;
 		return p;
 	}
-	/* inside the shim while the lock is held: a signal handler that runs
-	 * now passes through instead of waiting for the lock */
-	st__depth++;
 	/* what a forked child calls on its way to an exec (or out of a failed
 	 * one), resolved here once: a dlsym in each child writes the
 	 * loader's and libc's pages (lock, lookup state), a copy-on-write
@@ -987,17 +1042,14 @@ pid_t st__fork(void)
 	(void)REAL(execveat);
 	(void)REAL(fexecve);
 	(void)REAL(_exit);
-	pthread_mutex_lock(&st__g.lock);
-	int32_t parent = st__g.pid;
+	if (atomic_load_explicit(&fork_handlers, memory_order_relaxed))
+		return REAL(fork)(); /* st__fork_prepare and the others do the rest */
+	st__fork_prepare();
 	pid_t p = REAL(fork)();
-	if (p == 0) {
-		forked_child(parent);
-	} else {
-		int saved = errno;
-		pthread_mutex_unlock(&st__g.lock);
-		errno = saved;
-	}
-	st__depth--;
+	if (p == 0)
+		st__fork_child();
+	else
+		st__fork_parent();
 	return p;
 }
 EXPORT pid_t fork(void)
