@@ -36,7 +36,7 @@ void st__cwd_invalidate(void)
 static ssize_t kernel_cwd(char *buf, size_t cap)
 {
 	if (ST_SYSCALL(SYS_getcwd, buf, cap) <= 0)
-		return -errno;
+		return errno == ENAMETOOLONG ? st__dir_path_deep(AT_FDCWD, buf, cap) : -errno;
 	return buf[0] == '/' ? (ssize_t)strlen(buf) : -ENOENT;
 }
 

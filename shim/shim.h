@@ -516,9 +516,18 @@ void st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow,
  * /proc/thread-self/fd), NUL-terminated in buf (cap bytes); a removed file's
  * " (deleted)" mark is taken off.  Returns its length, or -errno: -ENOENT for
  * a non-file (pipe, socket, ...) and for a memfd (st__name_anonymous),
- * -ENAMETOOLONG for a directory too deep for the kernel to name, -EBADF.
- * Preserves errno. */
+ * -ENAMETOOLONG for a directory too deep to name in cap bytes (one deeper than
+ * PATH_MAX is named by st__dir_path_deep), -EBADF.  Preserves errno. */
 ssize_t st__fd_path(int fd, char *buf, size_t cap); /* platform hook: shim/os/<system>.c */
+/* st__dir_path_deep - the path of the directory dirfd (AT_FDCWD: the cwd)
+ * when the kernel will not give it (deeper than PATH_MAX: getcwd and the
+ * /proc link fail with ENAMETOOLONG): each level's name is looked up in its
+ * parent's entries by device and inode, up to an ancestor the kernel names.
+ * NUL-terminated in buf (cap bytes); its length, or -ENAMETOOLONG (longer
+ * than cap), -ENOENT (unreachable, removed), -errno of a step.  Raw system
+ * calls only: no malloc, async-signal-safe; a few descriptors are opened
+ * and closed on the way.  Preserves errno. */
+ssize_t st__dir_path_deep(int dirfd, char *buf, size_t cap); /* platform hook */
 /* st__fd_name - the same, byte for byte as the kernel names it (a removed
  * file keeps its " (deleted)", as /proc/PID/exe does). */
 ssize_t st__fd_name(int fd, char *buf, size_t cap); /* platform hook: shim/os/<system>.c */

@@ -1,4 +1,5 @@
 /* shim/os/linux.c - the shim's hooks into Linux: the path of an open descriptor through /proc, the arena's file under /dev/shm. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -57,12 +58,106 @@ ssize_t st__fd_name(int fd, char *buf, size_t cap)
 	return n;
 }
 
+/* name[0..n) before buf[at..] (a name and a '/' when slash); false when it
+ * does not fit */
+static bool prepend(char *buf, size_t *at, const char *name, size_t n, bool slash)
+{
+	if (n + slash > *at)
+		return false;
+	*at -= n;
+	memcpy(buf + *at, name, n);
+	if (slash)
+		buf[--*at] = '/';
+	return true;
+}
+
+/* The name in directory par of the directory whose identity st is, put in
+ * front of buf[*at..] with its '/'.  0, or -errno (-ENOENT: not there). */
+static int name_in_parent(int par, const struct stat *st, char *buf, size_t *at)
+{
+	_Alignas(8) char d[2048];
+	for (;;) {
+		long got = ST_SYSCALL(SYS_getdents64, par, d, sizeof(d));
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			return -ENOENT;
+		for (long off = 0; off < got;) {
+			struct dirent64 *e = (struct dirent64 *)(d + off);
+			off += e->d_reclen;
+			if (e->d_ino != st->st_ino || !strcmp(e->d_name, ".") ||
+			    !strcmp(e->d_name, ".."))
+				continue;
+			/* d_ino is not the mounted root's inode at a mount point:
+			 * the entry is checked by its identity */
+			struct stat cs;
+			if (ST_SYSCALL(SYS_newfstatat, par, e->d_name, &cs, AT_SYMLINK_NOFOLLOW) != 0 ||
+			    cs.st_dev != st->st_dev || cs.st_ino != st->st_ino)
+				continue;
+			return prepend(buf, at, e->d_name, strlen(e->d_name), true) ? 0
+											: -ENAMETOOLONG;
+		}
+	}
+}
+
+ssize_t st__dir_path_deep(int dirfd, char *buf, size_t cap)
+{
+	if (cap < 2)
+		return -ENAMETOOLONG;
+	int saved = errno;
+	int cur = (int)ST_SYSCALL(SYS_openat, dirfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cur < 0) {
+		int e = errno;
+		errno = saved;
+		return -e;
+	}
+	size_t at = cap - 1;
+	buf[at] = 0;
+	ssize_t r = -ENAMETOOLONG;
+	char link[PATH_MAX];
+	for (;;) {
+		ssize_t n = fd_readlink(cur, link, sizeof(link));
+		if (n > 0 && link[0] == '/') { /* an ancestor the kernel names */
+			if (n == 1 && at < cap - 1)
+				n = 0; /* "/" in front of "/name...": no second slash */
+			r = prepend(buf, &at, link, (size_t)n, false) ? (ssize_t)(cap - 1 - at)
+								     : -ENAMETOOLONG;
+			break;
+		}
+		if (n >= 0 || errno != ENAMETOOLONG) {
+			r = -ENOENT; /* not a path: unreachable, or not a file */
+			break;
+		}
+		struct stat st;
+		int par = -1;
+		if (ST_SYSCALL(SYS_fstat, cur, &st) != 0 ||
+		    (par = (int)ST_SYSCALL(SYS_openat, cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+			r = -errno;
+			break;
+		}
+		int e = name_in_parent(par, &st, buf, &at);
+		ST_SYSCALL(SYS_close, cur);
+		cur = par;
+		if (e) {
+			r = e;
+			break;
+		}
+	}
+	ST_SYSCALL(SYS_close, cur);
+	if (r > 0)
+		memmove(buf, buf + at, (size_t)r + 1);
+	errno = saved;
+	return r;
+}
+
 ssize_t st__fd_path(int fd, char *buf, size_t cap)
 {
 	int saved = errno;
 	ssize_t n = st__fd_name(fd, buf, cap);
+	if (n == -ENAMETOOLONG) /* a directory too deep for the kernel to name */
+		return st__dir_path_deep(fd, buf, cap);
 	if (n < 0)
-		return n; /* EBADF; ENAMETOOLONG: a directory too deep to be named */
+		return n; /* EBADF, a non-file */
 	if (st__name_anonymous(buf, (size_t)n))
 		return -ENOENT; /* a memfd: no path to judge or record */
 	/* the kernel's mark of a name that was removed (the file may live on
