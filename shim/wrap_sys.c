@@ -46,6 +46,9 @@ int utimensat(int, const char *, const struct timespec *, int);
 int mknod(const char *, mode_t, dev_t);
 int mknodat(int, const char *, mode_t, dev_t);
 int chdir(const char *);
+int fchdir(int);
+int fchmod(int, mode_t);
+int fchown(int, uid_t, gid_t);
 int execve(const char *, char *const[], char *const[]);
 int execveat(int, const char *, char *const[], char *const[], int);
 
@@ -196,6 +199,20 @@ EXPORT long syscall(long nr, ...)
 		return mknodat(I(a1), P(a2), (mode_t)a3, (dev_t)a4);
 	case SYS_chdir:
 		return chdir(P(a1));
+	/* the cwd moves: the fchdir wrapper drops the cwd cache (relative
+	 * names were made absolute against the old cwd without it) */
+	case SYS_fchdir:
+		return fchdir(I(a1));
+	/* writes on a descriptor that may be open read-only, as their named
+	 * wrappers record them */
+	case SYS_fchmod:
+		return fchmod(I(a1), (mode_t)a2);
+	case SYS_fchown:
+		return fchown(I(a1), (uid_t)a2, (gid_t)a3);
+	case SYS_fsetxattr:
+		return fsetxattr(I(a1), P(a2), (const void *)a3, (size_t)a4, I(a5));
+	case SYS_fremovexattr:
+		return fremovexattr(I(a1), P(a2));
 	case SYS_chroot:
 		return chroot(P(a1));
 	/* a listing: the names the sandbox hides are taken out */

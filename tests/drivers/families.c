@@ -875,6 +875,37 @@ static void run_all(void)
 		res(open("file", O_RDONLY));
 		fchdir(here);
 	}
+	CASE("SYS_fchdir", "D") /* the cwd cache must follow a raw fchdir */
+	{
+		int here, d;
+		TRY(here = open(".", O_PATH | O_DIRECTORY));
+		TRY(d = open(p, O_RDONLY | O_DIRECTORY));
+		stat(".", &st); /* the cwd as the shim knew it before */
+		TRY(syscall(SYS_fchdir, d));
+		res(open("file", O_RDONLY));
+		fchdir(here);
+	}
+	/* the same writes on a descriptor opened read-only, raw */
+	CASE("SYS_fchmod", "F")
+	{
+		TRY(fd = open(p, O_RDONLY));
+		res(syscall(SYS_fchmod, fd, 0600));
+	}
+	CASE("SYS_fchown", "F")
+	{
+		TRY(fd = open(p, O_RDONLY));
+		res(syscall(SYS_fchown, fd, getuid(), getgid()));
+	}
+	CASE("SYS_fsetxattr", "F")
+	{
+		TRY(fd = open(p, O_RDONLY));
+		res(syscall(SYS_fsetxattr, fd, "user.fam", "2", 1, 0));
+	}
+	CASE("SYS_fremovexattr", "X")
+	{
+		TRY(fd = open(p, O_RDONLY));
+		res(syscall(SYS_fremovexattr, fd, "user.fam"));
+	}
 	CASE("SYS_chroot", "D") IN_CHILD(if (syscall(SYS_chroot, p) == 0) _exit(0));
 	CASE("SYS_execve", "T") IN_CHILD(syscall(SYS_execve, p, argv, environ));
 	CASE("SYS_execveat", "T") IN_CHILD(syscall(SYS_execveat, wfd, rel(""), argv, environ, 0));

@@ -285,6 +285,12 @@ SYS_removexattr         W fam-SYS_removexattr
 SYS_statfs              Q fam-SYS_statfs
 SYS_chdir               Q fam-SYS_chdir
 SYS_chdir               R fam-SYS_chdir/file
+SYS_fchdir              D fam-SYS_fchdir
+SYS_fchdir              R fam-SYS_fchdir/file
+SYS_fchmod              W fam-SYS_fchmod
+SYS_fchown              W fam-SYS_fchown
+SYS_fsetxattr           W fam-SYS_fsetxattr
+SYS_fremovexattr        W fam-SYS_fremovexattr
 SYS_chroot              Q fam-SYS_chroot
 SYS_execve              X fam-SYS_execve
 SYS_execveat            X fam-SYS_execveat
