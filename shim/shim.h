@@ -10,7 +10,10 @@
 #include <ftw.h>
 #include <glob.h>
 #include <limits.h>
+#include <grp.h>
 #include <pthread.h>
+#include <pwd.h>
+#include <shadow.h>
 #include <pty.h>
 #include <semaphore.h>
 #include <signal.h>

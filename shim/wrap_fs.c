@@ -125,6 +125,131 @@ EXPORT FILE *setmntent(const char *path, const char *mode)
 		 REAL(setmntent)(path, mode));
 }
 /*
+ * The user and group databases: glibc's nss reads /etc/nsswitch.conf and,
+ * for the "files" (or "compat") source, /etc/passwd, /etc/group or
+ * /etc/shadow with its internal opens, which no wrapper sees.  After each
+ * lookup the files it read are recorded: the configuration, and the
+ * database's file when the configuration names that source for it (or has
+ * no line for it, or is missing: glibc's default is the files).  They are
+ * judged, so a file the sandbox denies is a violation in the report, but the
+ * lookup is not refused (as a library the loader mapped: what nss does with
+ * a missing file depends on the other sources it is configured with).
+ * errno is the lookup's.
+ */
+#define NSS_CONF "/etc/nsswitch.conf"
+enum { NSS_PASSWD, NSS_GROUP, NSS_SHADOW, NSS_DBS };
+static const char *const nss_db[NSS_DBS] = {"passwd", "group", "shadow"};
+static const char *const nss_file[NSS_DBS] = {"/etc/passwd", "/etc/group", "/etc/shadow"};
+/* per database: 0 not read yet, 1 the files source, 2 other sources only;
+ * read once per process (a configuration edited during the run is not
+ * seen); relaxed: a race reads the file twice and stores the same answer */
+static _Atomic unsigned char nss_src[NSS_DBS];
+
+/* Does the configuration's line for db name "files" or "compat"?  Raw
+ * system calls, a stack buffer: no malloc, no stdio. */
+static bool nss_files_source(const char *db)
+{
+	char buf[4096];
+	int fd = (int)ST_SYSCALL(SYS_openat, AT_FDCWD, NSS_CONF, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	ssize_t n = ST_SYSCALL(SYS_read, fd, buf, sizeof(buf) - 1);
+	ST_SYSCALL(SYS_close, fd);
+	if (n <= 0)
+		return true;
+	buf[n] = 0;
+	size_t dl = strlen(db);
+	for (char *l = buf; l && *l;) {
+		char *e = strchr(l, '\n');
+		if (e)
+			*e = 0;
+		while (*l == ' ' || *l == '\t')
+			l++;
+		if (!strncmp(l, db, dl)) {
+			char *q = l + dl;
+			while (*q == ' ' || *q == '\t')
+				q++;
+			if (*q == ':') {
+				char *hash = strchr(q, '#');
+				if (hash)
+					*hash = 0;
+				for (char *w = strstr(q, "files"); w; w = strstr(w + 1, "files"))
+					if ((w[-1] == ' ' || w[-1] == '\t' || w[-1] == ':') &&
+					    (!w[5] || w[5] == ' ' || w[5] == '\t' || w[5] == '['))
+						return true;
+				return strstr(q, "compat") != NULL;
+			}
+		}
+		l = e ? e + 1 : NULL;
+	}
+	return true; /* no line: glibc's default */
+}
+
+static void nss_note(int db)
+{
+	struct st_call c;
+	if (!st__enter(&c))
+		return;
+	unsigned src = atomic_load_explicit(&nss_src[db], memory_order_relaxed);
+	if (!src) {
+		src = nss_files_source(nss_db[db]) ? 1 : 2;
+		atomic_store_explicit(&nss_src[db], (unsigned char)src, memory_order_relaxed);
+	}
+	int err = ST_SYSCALL(SYS_faccessat, AT_FDCWD, NSS_CONF, F_OK) == 0 ? 0 : errno;
+	st__record_path0(AT_FDCWD, NSS_CONF, K_R, false, err);
+	if (src == 1) {
+		err = ST_SYSCALL(SYS_faccessat, AT_FDCWD, nss_file[db], F_OK) == 0 ? 0 : errno;
+		st__record_path0(AT_FDCWD, nss_file[db], K_R, false, err);
+	}
+	st__leave(&c);
+	errno = c.saved_errno;
+}
+
+#define NSS_LOOKUP(db, call)                                                                       \
+	do {                                                                                       \
+		typeof(call) r_ = call;                                                            \
+		nss_note(db);                                                                      \
+		return r_;                                                                         \
+	} while (0)
+
+EXPORT struct passwd *getpwnam(const char *name) { NSS_LOOKUP(NSS_PASSWD, REAL(getpwnam)(name)); }
+EXPORT struct passwd *getpwuid(uid_t uid) { NSS_LOOKUP(NSS_PASSWD, REAL(getpwuid)(uid)); }
+EXPORT int getpwnam_r(const char *name, struct passwd *pw, char *buf, size_t n,
+		      struct passwd **res)
+{
+	NSS_LOOKUP(NSS_PASSWD, REAL(getpwnam_r)(name, pw, buf, n, res));
+}
+EXPORT int getpwuid_r(uid_t uid, struct passwd *pw, char *buf, size_t n, struct passwd **res)
+{
+	NSS_LOOKUP(NSS_PASSWD, REAL(getpwuid_r)(uid, pw, buf, n, res));
+}
+EXPORT struct passwd *getpwent(void) { NSS_LOOKUP(NSS_PASSWD, REAL(getpwent)()); }
+EXPORT struct group *getgrnam(const char *name) { NSS_LOOKUP(NSS_GROUP, REAL(getgrnam)(name)); }
+EXPORT struct group *getgrgid(gid_t gid) { NSS_LOOKUP(NSS_GROUP, REAL(getgrgid)(gid)); }
+EXPORT int getgrnam_r(const char *name, struct group *gr, char *buf, size_t n, struct group **res)
+{
+	NSS_LOOKUP(NSS_GROUP, REAL(getgrnam_r)(name, gr, buf, n, res));
+}
+EXPORT int getgrgid_r(gid_t gid, struct group *gr, char *buf, size_t n, struct group **res)
+{
+	NSS_LOOKUP(NSS_GROUP, REAL(getgrgid_r)(gid, gr, buf, n, res));
+}
+EXPORT struct group *getgrent(void) { NSS_LOOKUP(NSS_GROUP, REAL(getgrent)()); }
+EXPORT int getgrouplist(const char *user, gid_t group, gid_t *groups, int *ngroups)
+{
+	NSS_LOOKUP(NSS_GROUP, REAL(getgrouplist)(user, group, groups, ngroups));
+}
+EXPORT int initgroups(const char *user, gid_t group)
+{
+	NSS_LOOKUP(NSS_GROUP, REAL(initgroups)(user, group));
+}
+EXPORT struct spwd *getspnam(const char *name) { NSS_LOOKUP(NSS_SHADOW, REAL(getspnam)(name)); }
+EXPORT int getspnam_r(const char *name, struct spwd *sp, char *buf, size_t n, struct spwd **res)
+{
+	NSS_LOOKUP(NSS_SHADOW, REAL(getspnam_r)(name, sp, buf, n, res));
+}
+
+/*
  * POSIX shared memory and named semaphores are files in glibc's directory
  * /dev/shm: "/dev/shm/NAME" and "/dev/shm/sem.NAME", NAME without its
  * leading slashes.  A name glibc refuses before it opens anything (empty,
