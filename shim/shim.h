@@ -10,6 +10,7 @@
 #include <ftw.h>
 #include <glob.h>
 #include <limits.h>
+#include <nl_types.h>
 #include <grp.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -23,6 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fanotify.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>

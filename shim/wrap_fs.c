@@ -124,6 +124,17 @@ EXPORT FILE *setmntent(const char *path, const char *mode)
 	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, path, st_fopen_kind(mode), false, false,
 		 REAL(setmntent)(path, mode));
 }
+/* catopen: a name with a slash is the catalog's path, opened by an internal
+ * call (a name without one is looked up along NLSPATH and the locale: not
+ * judged here) */
+EXPORT nl_catd catopen(const char *name, int flag)
+{
+	if (!name || !strchr(name, '/'))
+		return REAL(catopen)(name, flag);
+	ONE_PATH(nl_catd, (nl_catd)-1, (r_ == (nl_catd)-1), AT_FDCWD, name, K_R, false, false,
+		 REAL(catopen)(name, flag));
+}
+
 /*
  * The user and group databases: glibc's nss reads /etc/nsswitch.conf and,
  * for the "files" (or "compat") source, /etc/passwd, /etc/group or
@@ -480,6 +491,17 @@ EXPORT int inotify_add_watch(int fd, const char *path, uint32_t mask)
 {
 	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, (mask & IN_DONT_FOLLOW) != 0, false,
 		 REAL(inotify_add_watch)(fd, path, mask));
+}
+
+/* fanotify_mark: a watch on the name (a null name: the file of dirfd itself),
+ * a query as inotify_add_watch's; FAN_MARK_FLUSH names nothing */
+EXPORT int fanotify_mark(int fd, unsigned int flags, uint64_t mask, int dirfd, const char *path)
+{
+	if (flags & FAN_MARK_FLUSH)
+		return REAL(fanotify_mark)(fd, flags, mask, dirfd, path);
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path ? path : "", K_Q,
+		 (flags & FAN_MARK_DONT_FOLLOW) != 0, path == NULL,
+		 REAL(fanotify_mark)(fd, flags, mask, dirfd, path));
 }
 
 /* ---- extended attributes: reading them is a query, changing them a write ---- */

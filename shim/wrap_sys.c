@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/fanotify.h>
 #include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -241,6 +242,8 @@ EXPORT long syscall(long nr, ...)
 		return name_to_handle_at(I(a1), P(a2), (struct file_handle *)a3, (int *)a4, I(a5));
 	case SYS_inotify_add_watch:
 		return inotify_add_watch(I(a1), P(a2), (uint32_t)a3);
+	case SYS_fanotify_mark:
+		return fanotify_mark(I(a1), (unsigned)a2, (uint64_t)a3, I(a4), P(a5));
 	case SYS_getxattr:
 		return getxattr(P(a1), P(a2), (void *)a3, (size_t)a4);
 	case SYS_lgetxattr:
