@@ -1074,6 +1074,25 @@ static __thread __nftw64_func_t tls_nftw64;
 static __thread __ftw_func_t tls_ftw;
 static __thread __ftw64_func_t tls_ftw64;
 static __thread int tls_walk_base = AT_FDCWD;
+static __thread dev_t tls_walk_dev;
+static __thread ino_t tls_walk_ino;
+
+/* Is tls_walk_base still the descriptor walk_base opened?  A callback may
+ * close descriptors and open others, which can take its number (B14's
+ * closefrom, B15's dup2): such a number is the program's, never to be used
+ * as the walk's directory or closed.  Preserves errno. */
+static bool walk_base_ours(void)
+{
+	if (tls_walk_base == AT_FDCWD)
+		return false;
+	int saved = errno;
+	struct stat st;
+	long fl = ST_SYSCALL(SYS_fcntl, tls_walk_base, F_GETFL);
+	bool ours = fl >= 0 && (fl & O_PATH) && ST_SYSCALL(SYS_fstat, tls_walk_base, &st) == 0 &&
+		    st.st_dev == tls_walk_dev && st.st_ino == tls_walk_ino;
+	errno = saved;
+	return ours;
+}
 
 /* Returns true when the sandbox hides the entry: the program is not told of
  * it.  Drops the cwd cache (see above).  Preserves errno. */
@@ -1083,10 +1102,12 @@ static bool walk_note(const char *p, int type)
 	struct st_call c;
 	if (!st__enter(&c))
 		return false;
-	bool hide = st__hidden(tls_walk_base, p);
+	/* a base the program took away: the names are judged from the cwd */
+	int base = tls_walk_base != AT_FDCWD && walk_base_ours() ? tls_walk_base : AT_FDCWD;
+	bool hide = st__hidden(base, p);
 	if (!hide)
-		st__record_path(tls_walk_base, p, type == FTW_D || type == FTW_DP ? K_D : K_Q,
-				true, type == FTW_NS ? EACCES : 0);
+		st__record_path(base, p, type == FTW_D || type == FTW_DP ? K_D : K_Q, true,
+				type == FTW_NS ? EACCES : 0);
 	st__leave(&c);
 	errno = c.saved_errno;
 	return hide;
@@ -1105,6 +1126,14 @@ static int walk_base(const char *path, int flags)
 		if (hi >= 0) {
 			ST_SYSCALL(SYS_close, fd);
 			fd = hi;
+		}
+		struct stat st;
+		if (ST_SYSCALL(SYS_fstat, fd, &st) == 0) {
+			tls_walk_dev = st.st_dev;
+			tls_walk_ino = st.st_ino;
+		} else {
+			ST_SYSCALL(SYS_close, fd);
+			fd = -1;
 		}
 	}
 	errno = saved;
@@ -1154,6 +1183,8 @@ static int tramp_ftw64(const char *p, const struct stat64 *s, int t)
 		st__acc_done(a_);                                                                  \
 		typeof(slot) saved_ = slot;                                                        \
 		int base_ = tls_walk_base;                                                         \
+		dev_t bdev_ = tls_walk_dev;                                                        \
+		ino_t bino_ = tls_walk_ino;                                                        \
 		slot = fn;                                                                         \
 		tls_walk_base = walk_base(path, (flags));                                          \
 		st__leave(&c_); /* the callbacks run the program's code: not "inside" */            \
@@ -1161,9 +1192,11 @@ static int tramp_ftw64(const char *p, const struct stat64 *s, int t)
 		int r_ = call_tramp;                                                               \
 		int after_ = errno;                                                                \
 		st__cwd_invalidate(); /* FTW_CHDIR came back with an internal fchdir */            \
-		if (tls_walk_base != AT_FDCWD)                                                     \
+		if (walk_base_ours())                                                              \
 			ST_SYSCALL(SYS_close, tls_walk_base);                                      \
 		tls_walk_base = base_;                                                             \
+		tls_walk_dev = bdev_;                                                              \
+		tls_walk_ino = bino_;                                                              \
 		slot = saved_;                                                                     \
 		errno = after_;                                                                    \
 		return r_;                                                                         \

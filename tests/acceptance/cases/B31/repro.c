@@ -31,6 +31,21 @@ static int cb(const char *p, const struct stat *s, int type, struct FTW *f)
 	return 0;
 }
 
+/* a callback that puts descriptors of its own on high numbers (as a shell's
+ * N>file would): they are the program's, and stay open after the walk */
+static int took;
+static int cb_dup(const char *p, const struct stat *s, int type, struct FTW *f)
+{
+	(void)p, (void)s, (void)type, (void)f;
+	if (!took++) {
+		int fd = open("/dev/null", O_RDONLY);
+		for (int i = 100; i < 110; i++)
+			dup2(fd, i);
+		close(fd);
+	}
+	return 0;
+}
+
 int main(void)
 {
 	if (nftw("tree", cb, 8, FTW_CHDIR | FTW_PHYS) != 0)
@@ -53,5 +68,10 @@ int main(void)
 	printf("after fts_close: top %s\n", fd >= 0 ? "ok" : strerrorname_np(errno));
 	if (fd >= 0)
 		close(fd);
+	nftw("tree", cb_dup, 8, FTW_CHDIR | FTW_PHYS);
+	int lost = 0;
+	for (int i = 100; i < 110; i++)
+		lost += fcntl(i, F_GETFD) < 0;
+	printf("program's descriptors closed: %d\n", lost);
 	return seen == 1 ? 0 : 1;
 }
