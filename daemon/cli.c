@@ -734,9 +734,13 @@ static int cmd_run(int argc, char **argv)
 	sigset_t set, oldset;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	/* every signal a process manager or a user sends to stop or poke a
+	 * command: passed on to CMD, as if sent to it (SIGUSR1 killed the CLI
+	 * and left CMD running untraced) */
+	static const int forwarded[] = {SIGINT,	 SIGTERM, SIGHUP,  SIGQUIT,
+					SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH};
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
 	sigprocmask(SIG_BLOCK, &set, &oldset);
 	/* A handler (never run while blocked) so that SIGCHLD is not discarded as ignored. */
 	signal(SIGCHLD, note_signal);

@@ -11,6 +11,18 @@ check "stderr byte-identical" cmp -s u.err t.err
 check "exit status kept" test "$urc" = "$trc"
 "$ST" run -- sh -c 'kill -TERM $$'; rc=$?
 check "signal death is 128+N" test $rc -eq 143
+# signals sent to sandtrace reach the command as if sent to it (SIGUSR1 used
+# to kill the CLI and leave the command running untraced)
+for sig in USR1 USR2 ALRM; do
+	rm -f "$W/rdy"
+	# (until $W/stop: a command the signal missed does not outlive the test)
+	"$ST" run -- sh -c "trap 'exit 7' $sig; touch '$W/rdy'; while [ ! -e '$W/stop' ]; do sleep 0.05; done" &
+	cli=$!
+	i=0; while [ ! -e "$W/rdy" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+	kill -$sig $cli; wait $cli; rc=$?
+	check "SIG$sig sent to sandtrace reaches the command (its trap's exit 7, got $rc)" test $rc -eq 7
+done
+touch "$W/stop"
 "$ST" run -- /nonexistent/prog 2>/dev/null; rc=$?
 check "missing command is 127" test $rc -eq 127
 # output files that cannot be written are refused before the command runs
