@@ -678,6 +678,29 @@ static int cmd_run(int argc, char **argv)
 	if (mfo.manifest != NULL &&
 	    (mfo.manifest = daemon_output("--manifest", mfo.manifest)) == NULL)
 		return SANDTRACE_EXIT_ERROR;
+	{
+		/* no two outputs the same file (each would overwrite the other:
+		 * --summary or --pidfile truncated the report, --log interleaved
+		 * lines into it), nor an output that is an input (--policy,
+		 * --verify, --owners) */
+		const char *files[] = {o.report,  o.summary_file, o.pidfile,	 o.log,
+				       mfo.manifest, o.policy,	   mfo.verify, o.owners};
+		const char *opt[] = {"--report",   "--summary", "--pidfile", "--log",
+				     "--manifest", "--policy",  "--verify",  "--owners"};
+		const int nout = 5, nall = 8;
+		struct stat st[8];
+		bool have[8];
+		for (int i = 0; i < nall; i++)
+			have[i] = files[i] != NULL && stat(files[i], &st[i]) == 0;
+		for (int i = 0; i < nout; i++)
+			for (int j = i + 1; j < nall; j++)
+				if (have[i] && have[j] && st[i].st_dev == st[j].st_dev &&
+				    st[i].st_ino == st[j].st_ino) {
+					warnx("%s %s and %s %s are the same file", opt[i], files[i],
+					      opt[j], files[j]);
+					return SANDTRACE_EXIT_ERROR;
+				}
+	}
 
 	char *shim = find_shim();
 	if (shim == NULL)

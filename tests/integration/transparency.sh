@@ -54,6 +54,18 @@ check "the run record holds the arguments byte for byte" python3 -c '
 import json, sys
 r = json.loads(open(sys.argv[1]).readline())
 sys.exit(0 if r["type"] == "run" and r["argv"][-1] == "uniq-arg\\x0a\\xff" and r["argv"][0] == "sh" else "argv: %r" % r["argv"])' "$W/argv.jsonl"
+# two outputs (or an output and an input) that are one file are refused before
+# the command runs: --summary or --pidfile truncated the report, --log wrote
+# its lines into it, --summary overwrote the policy
+echo 'allow any /' > "$W/pp"
+for pair in "--summary=$W/same --report $W/same" "--report $W/same --pidfile $W/same" \
+	"--report $W/same --log $W/same" "--policy $W/pp --summary=$W/pp"; do
+	rm -f "$W/ran5"
+	"$ST" run $pair -- touch "$W/ran5" 2>/dev/null; rc=$?
+	check "one file for two of the run's files refused (125), not run: $pair" \
+		sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran5 ]"
+done
+check "... the policy is left as it was" test "$(cat "$W/pp")" = 'allow any /'
 # env -i and a replaced LD_PRELOAD do not escape the trace
 R=$W/env.jsonl
 echo e > e1
