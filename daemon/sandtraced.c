@@ -1897,6 +1897,15 @@ static void reload_policy(struct daemon *d)
 		st__log("policy reload: the run has no policy file (--policy): nothing to re-read");
 		return;
 	}
+	struct stat st;
+	if (stat(d->policy_path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a pipe (--policy <(...)) was read once: read again it is empty,
+		 * and the reload would drop every rule */
+		st__log("error: policy reload: %s is not a regular file: it cannot be read again "
+			"(the current policy stays)",
+			d->policy_path);
+		return;
+	}
 	if (load_policy(d, &pol, err, sizeof(err)) < 0) {
 		st__log("error: policy reload: %s (the current policy stays)", err);
 		return;

@@ -372,4 +372,17 @@ check "a daemonized (setsid) survivor: --strict exits 121" test $rc -eq 121
 echo > "$W/hold"
 "$ST" run --strict --report "$W/surv3.jsonl" -- sh -c 'sleep 0 & wait'; rc=$?
 check "a background job the command waited for: complete, --strict exits 0" test $rc -eq 0
+# a policy read from a pipe (--policy <(...), a FIFO) cannot be read again: a
+# reload keeps it (the re-read found nothing, and dropped every rule; a FIFO
+# with no writer left the daemon blocked in open)
+mkfifo "$W/pfifo"
+printf 'deny read %s\n' "$W/secret" > "$W/pfifo" &
+"$ST" run --policy "$W/pfifo" --pidfile "$W/pf-pid" --log "$W/pf.log" -- sh -c '
+	cat "$1" >/dev/null 2>&1 && echo before-readable || echo before-denied
+	kill -HUP $(cat "$2")
+	i=0; while ! grep -q "policy reload" "$3" && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+	cat "$1" >/dev/null 2>&1 && echo after-readable || echo after-denied' sh "$W/secret" "$W/pf-pid" "$W/pf.log" > "$W/pf.out"
+check "a pipe's policy: denied before the reload" grep -qx before-denied "$W/pf.out"
+check "... and after it (the rules stay)" grep -qx after-denied "$W/pf.out"
+check "... the log says why" grep -q "not a regular file: it cannot be read again" "$W/pf.log"
 done_
