@@ -330,7 +330,8 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 		json_array_foreach(s->violation_list, i, v)
 		{
 			fprintf(f, "  violation: %s %s (pid %lld, %s, rule %s)\n", jstr(v, "kind"),
-				jstr(v, "path"), (long long)json_integer_value(json_object_get(v, "pid")),
+				jstr(v, "path"),
+				(long long)json_integer_value(json_object_get(v, "pid")),
 				jstr(v, "class"), jstr(v, "rule"));
 		}
 		json_array_foreach(s->untraced_list, i, v)
@@ -339,8 +340,8 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 			bool proc = type && strcmp(type, "process") == 0;
 			const char *why =
 			    json_string_value(json_object_get(v, proc ? "why" : "untraced"));
-			fprintf(f, "  untraced: %s (%s, pid %lld)\n", jstr(v, proc ? "exe" : "path"),
-				why ? why : "?",
+			fprintf(f, "  untraced: %s (%s, pid %lld)\n",
+				jstr(v, proc ? "exe" : "path"), why ? why : "?",
 				(long long)json_integer_value(json_object_get(v, "pid")));
 		}
 	}
@@ -355,9 +356,12 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 	}
 	if (s->policy_reloads) {
 		json_t *p = s->last_policy;
-		fprintf(f, "sandtrace: policy reloaded %llu time%s (SIGHUP); last: %s, %lld rule(s), default %s\n",
+		fprintf(f,
+			"sandtrace: policy reloaded %llu time%s (SIGHUP); last: %s, %lld rule(s), "
+			"default %s\n",
 			(unsigned long long)s->policy_reloads, s->policy_reloads == 1 ? "" : "s",
-			jstr(p, "policy"), (long long)json_integer_value(json_object_get(p, "rules")),
+			jstr(p, "policy"),
+			(long long)json_integer_value(json_object_get(p, "rules")),
 			jstr(p, "default"));
 	}
 	if (verbose && s->arena) {
@@ -410,7 +414,7 @@ static void cleanup_dir(const char *dir, const char *report_tmp, const char *log
 		unlink(log_tmp);
 	unlink(sock);
 	{
-		char argv_file[PATH_MAX]; /* removed by the daemon once read; not if it failed first */
+		char argv_file[PATH_MAX]; /* the daemon removes it, unless it failed first */
 		snprintf(argv_file, sizeof(argv_file), "%s/argv", dir);
 		unlink(argv_file);
 	}
@@ -474,9 +478,10 @@ static char *daemon_output(const char *opt, const char *path)
 		for (int fd = 1; fd <= 2; fd++) {
 			if (fstat(fd, &sd) == 0 && S_ISREG(sd.st_mode) && sd.st_dev == st.st_dev &&
 			    sd.st_ino == st.st_ino) {
-				warnx("%s %s: is the standard %s of the command: its output would be "
-				      "written into it",
-				      opt, path, fd == 1 ? "output" : "error");
+				warnx(
+				    "%s %s: is the standard %s of the command: its output would be "
+				    "written into it",
+				    opt, path, fd == 1 ? "output" : "error");
 				return NULL;
 			}
 		}
@@ -683,10 +688,10 @@ static int cmd_run(int argc, char **argv)
 		 * --summary or --pidfile truncated the report, --log interleaved
 		 * lines into it), nor an output that is an input (--policy,
 		 * --verify, --owners) */
-		const char *files[] = {o.report,  o.summary_file, o.pidfile,	 o.log,
-				       mfo.manifest, o.policy,	   mfo.verify, o.owners};
+		const char *files[] = {o.report,     o.summary_file, o.pidfile,	 o.log,
+				       mfo.manifest, o.policy,	     mfo.verify, o.owners};
 		const char *opt[] = {"--report",   "--summary", "--pidfile", "--log",
-				     "--manifest", "--policy",  "--verify",  "--owners"};
+				     "--manifest", "--policy",	"--verify",  "--owners"};
 		const int nout = 5, nall = 8;
 		struct stat st[8];
 		bool have[8];
@@ -1384,7 +1389,8 @@ static int cmd_report(int argc, char **argv)
 		size_t i;
 		json_t *a;
 		printf("sandtrace: run of");
-		json_array_foreach(av, i, a) printf(" %s", json_is_string(a) ? json_string_value(a) : "?");
+		json_array_foreach(av, i, a)
+		    printf(" %s", json_is_string(a) ? json_string_value(a) : "?");
 		const char *pol = json_string_value(json_object_get(s.run, "policy"));
 		printf(" (policy %s%s)\n", pol ? pol : "?",
 		       json_is_true(json_object_get(s.run, "fenced")) ? ", fenced" : "");

@@ -1375,8 +1375,8 @@ static void note_survivors(struct daemon *d)
 	const char *needle = NULL;
 	if (d->have_arena) {
 		/* "/sandtrace-..." is /dev/shm/sandtrace-...; a path is itself */
-		needle = sandtrace_arena_name_is_path(d->arena_name) ? d->arena_name
-								      : d->arena_name + 1;
+		needle =
+		    sandtrace_arena_name_is_path(d->arena_name) ? d->arena_name : d->arena_name + 1;
 	}
 	DIR *proc = needle != NULL ? opendir("/proc") : NULL;
 	struct dirent *e = NULL;
@@ -2040,7 +2040,8 @@ static void setup_socket(struct daemon *d)
 			     errno == ECONNREFUSED;
 		if (probe >= 0)
 			close(probe);
-		if (!stale && probe >= 0 && lstat(d->socket_path, &st) == 0 && !S_ISSOCK(st.st_mode))
+		if (!stale && probe >= 0 && lstat(d->socket_path, &st) == 0 &&
+		    !S_ISSOCK(st.st_mode))
 			fatal("bind %s: a file that is not a socket is in the way", d->socket_path);
 		if (!stale)
 			fatal("bind %s: %s (another daemon is serving it?)", d->socket_path,

@@ -317,8 +317,8 @@ int sandtrace_arena_create_in(struct sandtrace_arena *a, uint64_t size, uint32_t
 		 * writes and every process reads: backed now (st__populate), or
 		 * the run cannot start (-ENOSPC) rather than SIGBUS */
 		uint64_t pg = st__page(a), first = size >= SANDTRACE_ARENA_AREAS_MIN
-							? SANDTRACE_ARENA_SEGMENT
-							: st__align_up(sizeof(*h));
+						       ? SANDTRACE_ARENA_SEGMENT
+						       : st__align_up(sizeof(*h));
 		if (!st__populate(a, 0, (first + pg - 1) & ~(pg - 1))) {
 			munmap(p, (size_t)size);
 			a->base = NULL;
@@ -470,8 +470,8 @@ int sandtrace_arena_unlink(const char *name)
 /* Hand out need bytes from *bump, bounded by [lo, hi).  Every page below
  * bump rounded up to a page is backed (st__populate): the pages a request
  * reaches beyond it are backed before the CAS that hands them out. */
-static uint64_t st__alloc_from(const struct sandtrace_arena *a, _Atomic uint64_t *bump,
-			       uint64_t lo, uint64_t hi, uint64_t need)
+static uint64_t st__alloc_from(const struct sandtrace_arena *a, _Atomic uint64_t *bump, uint64_t lo,
+			       uint64_t hi, uint64_t need)
 {
 	uint64_t pg = st__page(a);
 	/* relaxed: bump orders nothing; the bytes are published by a later release. */
