@@ -35,6 +35,7 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <utime.h>
+#include <wordexp.h>
 
 #include "sandtrace/arena.h"
 #include "sandtrace/common.h"

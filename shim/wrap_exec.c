@@ -1306,6 +1306,31 @@ EXPORT FILE *popen(const char *cmd, const char *mode)
 	return r;
 }
 
+/* wordexp runs /bin/sh for a command substitution ("$(...)" or a backquote)
+ * with libc's internal posix_spawn: recorded (and the shell given the
+ * preload) as system() does, when the words may hold one and WRDE_NOCMD
+ * does not forbid it. */
+EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
+{
+	struct st_call c;
+	if (!words || (flags & WRDE_NOCMD) || (!strchr(words, '`') && !strstr(words, "$(")) ||
+	    !st__enter(&c))
+		return REAL(wordexp)(words, we, flags);
+	st__record_path(AT_FDCWD, "/bin/sh", K_X, false, 0);
+	struct st_env env;
+	char **old = swap_environ(&env);
+	st__leave(&c);
+	errno = c.saved_errno;
+	int r = REAL(wordexp)(words, we, flags);
+	int after = errno;
+	if (old) {
+		environ = old;
+		env_free(&env);
+	}
+	errno = after;
+	return r;
+}
+
 /* ---------------------------------------------------------------------------
  * exit and wait: exit statuses for the process records.
  * ------------------------------------------------------------------------ */
