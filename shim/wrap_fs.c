@@ -103,17 +103,46 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, path, st_fopen_kind(mode), false, false,
 		 REAL(fopen64)(path, mode));
 }
+/*
+ * freopen(NULL, mode, stream) reopens the stream's own file with the new mode
+ * (glibc: through /proc/self/fd, an internal open).  A mode that asks for
+ * more than the descriptor has (a write on a read-only one) is judged and
+ * recorded as a write of that file, as a reopen through /proc/self/fd/N is;
+ * any other passes as it is.  The stream's descriptor, or -1 when the reopen
+ * gains nothing.  Preserves errno.
+ */
+static int reopen_gains_write(FILE *stream, const char *mode)
+{
+	if (!stream || st_fopen_kind(mode) != K_W)
+		return -1;
+	int saved = errno;
+	int fd = fileno(stream);
+	long fl = fd < 0 ? -1 : ST_SYSCALL(SYS_fcntl, fd, F_GETFL);
+	errno = saved;
+	return fl >= 0 && ((fl & O_ACCMODE) == O_RDONLY || (fl & O_PATH)) ? fd : -1;
+}
+
 EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
 {
-	if (!path)
-		return REAL(freopen)(path, mode, stream);
+	if (!path) {
+		int fd = reopen_gains_write(stream, mode);
+		if (fd < 0)
+			return REAL(freopen)(path, mode, stream);
+		ONE_PATH(FILE *, NULL, (r_ == NULL), fd, "", K_W, false, true,
+			 REAL(freopen)(path, mode, stream));
+	}
 	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, path, st_fopen_kind(mode), false, false,
 		 REAL(freopen)(path, mode, stream));
 }
 EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 {
-	if (!path)
-		return REAL(freopen64)(path, mode, stream);
+	if (!path) {
+		int fd = reopen_gains_write(stream, mode);
+		if (fd < 0)
+			return REAL(freopen64)(path, mode, stream);
+		ONE_PATH(FILE *, NULL, (r_ == NULL), fd, "", K_W, false, true,
+			 REAL(freopen64)(path, mode, stream));
+	}
 	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, path, st_fopen_kind(mode), false, false,
 		 REAL(freopen64)(path, mode, stream));
 }
