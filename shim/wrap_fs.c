@@ -184,6 +184,9 @@ static const char *const nss_file[NSS_DBS] = {"/etc/passwd", "/etc/group", "/etc
  * read once per process (a configuration edited during the run is not
  * seen); relaxed: a race reads the file twice and stores the same answer */
 static _Atomic unsigned char nss_src[NSS_DBS];
+/* per database's file, then the configuration: -1 not asked yet, 0 there,
+ * else the errno of looking it up (same contract as nss_src) */
+static _Atomic int nss_err[NSS_DBS + 1] = {-1, -1, -1, -1};
 
 /* Does the configuration's line for db name "files" or "compat"?  Raw
  * system calls, a stack buffer: no malloc, no stdio. */
@@ -235,11 +238,21 @@ static void nss_note(int db)
 		src = nss_files_source(nss_db[db]) ? 1 : 2;
 		atomic_store_explicit(&nss_src[db], (unsigned char)src, memory_order_relaxed);
 	}
-	int err = ST_SYSCALL(SYS_faccessat, AT_FDCWD, NSS_CONF, F_OK) == 0 ? 0 : errno;
-	st__record_path0(AT_FDCWD, NSS_CONF, K_R, false, err);
+	/* whether each file is there: asked once per process, with the source
+	 * (a lookup per getpwuid of `ls -l` would cost two system calls) */
+	int e = atomic_load_explicit(&nss_err[NSS_DBS], memory_order_relaxed);
+	if (e < 0) {
+		e = ST_SYSCALL(SYS_faccessat, AT_FDCWD, NSS_CONF, F_OK) == 0 ? 0 : errno;
+		atomic_store_explicit(&nss_err[NSS_DBS], e, memory_order_relaxed);
+	}
+	st__record_path0(AT_FDCWD, NSS_CONF, K_R, false, e);
 	if (src == 1) {
-		err = ST_SYSCALL(SYS_faccessat, AT_FDCWD, nss_file[db], F_OK) == 0 ? 0 : errno;
-		st__record_path0(AT_FDCWD, nss_file[db], K_R, false, err);
+		e = atomic_load_explicit(&nss_err[db], memory_order_relaxed);
+		if (e < 0) {
+			e = ST_SYSCALL(SYS_faccessat, AT_FDCWD, nss_file[db], F_OK) == 0 ? 0 : errno;
+			atomic_store_explicit(&nss_err[db], e, memory_order_relaxed);
+		}
+		st__record_path0(AT_FDCWD, nss_file[db], K_R, false, e);
 	}
 	st__leave(&c);
 	errno = c.saved_errno;
