@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <nl_types.h>
 #include <grp.h>
+#include <iconv.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <shadow.h>

@@ -1560,6 +1560,17 @@ EXPORT void *dlopen(const char *path, int flags)
 	ONE_PATH(void *, NULL, (r_ == NULL), AT_FDCWD, path, K_R, false, false,
 		 REAL(dlopen)(path, flags));
 }
+/* iconv_open loads the conversion's gconv modules with libc's internal
+ * dlopen, which the dlopen wrapper does not see (and iconv_close may unload
+ * them before anything else looks): the libraries loaded are recorded when
+ * it returns, as after a dlopen by name.  errno is iconv_open's. */
+EXPORT iconv_t iconv_open(const char *to, const char *from)
+{
+	iconv_t r = REAL(iconv_open)(to, from);
+	if (r != (iconv_t)-1)
+		st__note_libraries();
+	return r;
+}
 EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 {
 	if (!path || !strchr(path, '/'))
