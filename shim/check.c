@@ -26,6 +26,16 @@ static uint64_t fs_gen_now(void)
 				: 0;
 }
 
+void st__fs_gen_bump_global(void)
+{
+	if (!st__g.arena.base)
+		return;
+	/* release: the namespace change (done) before the new generation, as
+	 * fs_gen_bump's global bump */
+	atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->fs_gen, 1,
+				  memory_order_release);
+}
+
 void st__cwd_invalidate(void)
 {
 	atomic_store_explicit(&st__g.cwd_valid, 0, memory_order_release);

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -655,6 +656,11 @@ void st__exit_hook(int status);
  * Preserves errno. */
 ssize_t st__getcwd(char *buf, size_t cap);
 void st__cwd_invalidate(void);
+/* st__fs_gen_bump_global - after a namespace change that can move how any
+ * path resolves (mount, umount): every cached resolution and verdict of a
+ * spelling misses from now on (the arena's global generation; the cwd cache
+ * follows it).  Lock-free, async-signal-safe; nothing without an arena. */
+void st__fs_gen_bump_global(void);
 
 /* raw syscall dispatch for syscall() (wrap_sys.c) */
 long st__syscall_path(long nr, long a1, long a2, long a3, long a4, long a5, long a6, bool *handled);

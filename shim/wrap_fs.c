@@ -1545,6 +1545,50 @@ EXPORT int chroot(const char *path)
 	return r;
 }
 
+/*
+ * mount and umount change what a directory shows.  The target is judged and
+ * recorded as a write (a hidden one is missing, as for a mkdir over it); a
+ * source that names a file (a bind or a move, or an absolute path: a block
+ * device or an image; not a remount or a propagation change, nor a file
+ * system's name such as "tmpfs") as a read.  Once the call succeeded a
+ * symlink or a file may have appeared anywhere under the target: every
+ * cached resolution goes (the global generation).  errno is the call's.
+ */
+#define MS_NO_SOURCE (MS_REMOUNT | MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)
+static int mount_checked(const char *src, const char *target, const char *type,
+			 unsigned long flags, const void *data)
+{
+	if (src && !(flags & MS_NO_SOURCE) && ((flags & (MS_BIND | MS_MOVE)) || src[0] == '/'))
+		TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, src, K_R, false, false, AT_FDCWD, target,
+			  K_W, false, REAL(mount)(src, target, type, flags, data));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, target, K_W, false, false,
+		 REAL(mount)(src, target, type, flags, data));
+}
+EXPORT int mount(const char *src, const char *target, const char *type, unsigned long flags,
+		 const void *data)
+{
+	int r = mount_checked(src, target, type, flags, data);
+	if (r == 0)
+		st__fs_gen_bump_global();
+	return r;
+}
+static int umount2_checked(const char *target, int flags)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, target, K_W, (flags & UMOUNT_NOFOLLOW) != 0, false,
+		 REAL(umount2)(target, flags));
+}
+EXPORT int umount2(const char *target, int flags)
+{
+	int r = umount2_checked(target, flags);
+	if (r == 0)
+		st__fs_gen_bump_global();
+	return r;
+}
+EXPORT int umount(const char *target)
+{
+	return umount2(target, 0);
+}
+
 /* ---- libraries loaded by path (the loader's own opens are seen by the audit library) ---- */
 EXPORT void *dlopen(const char *path, int flags)
 {
