@@ -99,6 +99,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->name_op = nofollow == ST_NF_NAME;
 	a->empty_path = false;
 	a->in_root = false;
+	a->held_len = 0;
 	a->root_len = 0;
 	a->skip = false;
 	a->magic_fd = false;
@@ -402,6 +403,8 @@ static bool make_abs(struct st_acc *a)
 	 * prefix of abs by the cleaning) */
 	if (a->in_root && p[0] != '/' && blen > 1)
 		a->root_len = (size_t)blen;
+	if (p[0] != '/' && blen > 1)
+		a->held_len = (size_t)blen;
 	return true;
 }
 
@@ -438,7 +441,9 @@ static void resolve(struct st_acc *a)
 		size_t dlen = e ? (size_t)(e - a->abs) : 0;
 		struct st_walk w = {.through = st__listing_filtered() ? dir_passable : NULL,
 				    .known = a->root_len,
-				    .root = a->root_len};
+				    .root = a->root_len,
+				    .held = a->held_len,
+				    .ask_held = st__g.arena.base != NULL};
 		uint32_t v, gen = 0;
 		size_t klen;
 		/* the memo's key borrows the generation prefix in front of abs,
@@ -817,7 +822,11 @@ static bool has_dotdot(const char *p, size_t n)
  * magic link, which moves with the process), and which. */
 static bool keyable(const struct st_acc *a)
 {
-	return !(a->via_link & ST_VIA_MAGIC) && !a->root_len;
+	/* nor one whose answer a hidden directory decided (ST_VIA_HIDDEN,
+	 * ST_VIA_HELD): the same bytes, as a cwd joined to a relative name
+	 * or spelled from "/", are refused to a process that does not hold
+	 * the directory and allowed to one that does */
+	return !(a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN | ST_VIA_HELD)) && !a->root_len;
 }
 static const char *key_as_resolved(struct st_acc *a, size_t *len)
 {

@@ -204,11 +204,24 @@ static bool proc_is_own(const char *p, size_t len)
 }
 
 /* May the walk leave the directory out[0..olen) for one that is not below
- * it (st_walk.through)?  out is NUL-terminated there for the question. */
-static bool may_leave(struct st_walk *w, char *out, size_t olen)
+ * it (st_walk.through)?  Yes for the directory the process holds and its
+ * ancestors, reached by ".." from it (out[0..hold), see st__path_resolve).
+ * out is NUL-terminated there for the question. */
+static bool may_leave(struct st_walk *w, char *out, size_t olen, size_t hold)
 {
 	if (!w || !w->through || olen == 0)
 		return true;
+	if (olen <= hold) {
+		/* what a name lookup would have met, for a caller that keeps
+		 * the outcome under the spelling (another process spells it
+		 * from elsewhere) */
+		if (w->ask_held) {
+			out[olen] = 0;
+			if (!w->through(out, olen))
+				w->via_link |= ST_VIA_HELD;
+		}
+		return true;
+	}
 	out[olen] = 0;
 	return w->through(out, olen);
 }
@@ -227,6 +240,10 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 	char link[PATH_MAX + 1];
 
 	size_t known = w ? w->known : 0, root = w ? w->root : 0;
+	/* out[0..hold) is the held directory (st_walk.held) or an ancestor
+	 * the walk went up to from it: once a name is looked up below such
+	 * an ancestor, what lies below is reached by name, no longer held */
+	size_t hold = w ? w->held : 0;
 	unsigned via_none, *via = w ? &w->via_link : &via_none;
 	*magic = false;
 	*via = 0;
@@ -265,7 +282,7 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			pristine = false;
 			/* the kernel looks ".." up in the directory out names: a
 			 * directory the sandbox hides is not there to leave */
-			if (!may_leave(w, out, olen)) {
+			if (!may_leave(w, out, olen, hold)) {
 				*via |= ST_VIA_HIDDEN;
 				return (ssize_t)olen;
 			}
@@ -276,6 +293,8 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			}
 			continue;
 		}
+		if (!pristine && olen < hold)
+			hold = olen;
 		if (olen + 1 + clen + 1 > cap)
 			return -1;
 		out[olen] = '/';
@@ -343,7 +362,7 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		/* an absolute target leaves the link's directory, which the
 		 * kernel looked the link up in (a relative one stays below it,
 		 * but for its ".."s, asked above) */
-		if (link[0] == '/' && !magic_link && !may_leave(w, out, olen)) {
+		if (link[0] == '/' && !magic_link && !may_leave(w, out, olen, hold)) {
 			*via |= ST_VIA_HIDDEN;
 			return (ssize_t)olen;
 		}

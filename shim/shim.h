@@ -302,6 +302,8 @@ struct st_acc {
 	bool name_op;         /* ... and the call works on the name itself (ST_NF_NAME) */
 	bool empty_path;      /* AT_EMPTY_PATH allowed */
 	bool in_root;         /* openat2's RESOLVE_IN_ROOT: the path is resolved below dirfd */
+	size_t held_len;      /* abs[0..held_len) is the cwd's or dirfd's path a relative name
+				 was joined to (make_abs; 0 for an absolute name) */
 	size_t root_len;      /* ... and abs[0..root_len) is dirfd's path, the root (make_abs; 0
 				 when it is "/").  Such a spelling means something else to every
 				 other call: it gets no keys, only its resolved path does */
@@ -593,6 +595,15 @@ struct st_walk {
 	 * target starts (a /proc magic link's still jumps), as openat2(2) does
 	 * (0: the real root) */
 	size_t root;
+	/* in: the length of a prefix of the path that names a directory the
+	 * process holds (its cwd or the dirfd a relative name was given
+	 * with; 0: none): it and its ancestors are never asked of through
+	 * (a process may leave the directory it is in by "..", hidden or
+	 * not, as it may leave a removed one) */
+	size_t held;
+	/* in: ask through of those too, and say ST_VIA_HELD when it refuses
+	 * one (the walk goes on): the outcome holds for this process only */
+	bool ask_held;
 	/* in, or NULL: asked of each directory a ".." component leaves, and
 	 * of the directory of each symlink whose absolute target the walk
 	 * goes on from (dir[0..len), NUL-terminated, resolved), before it is
@@ -607,12 +618,13 @@ struct st_walk {
 	size_t confirmed;
 	/* out: ST_VIA_LINK when a symlink was followed on the way;
 	 * ST_VIA_MAGIC when one of them was a /proc magic link (what it names
-	 * moves with the process); ST_VIA_HIDDEN as above */
+	 * moves with the process); ST_VIA_HIDDEN and ST_VIA_HELD as above */
 	unsigned via_link;
 };
 #define ST_VIA_LINK 1u
 #define ST_VIA_MAGIC 2u
 #define ST_VIA_HIDDEN 4u
+#define ST_VIA_HELD 8u
 /* st__path_resolve - resolve symlinks as the kernel would (all components,
  * the last one only if follow).  in is absolute.  Returns the length, or -1
  * when the path leads to a non-file (pipe:[N], socket:[N], anon_inode) and

@@ -509,5 +509,14 @@ for mode in "" --no-cache; do
 		sh -c "grep '\"type\":\"violation\"' '$R8' | grep -qF '\"path\":\"$W/dd/hidden\"'"
 	check "through a hidden directory ${mode:-(arena)}: pub/f not a violation" \
 		sh -c "! grep '\"type\":\"violation\"' '$R8' | grep -qF '$W/dd/pub'"
+	# a process whose working directory is hidden (it was there before the run) may
+	# leave it by "..", as it may leave a removed one: it holds it, no name is looked up;
+	# back down by name, or the same bytes spelled from "/", it is hidden again (the
+	# first answer is not kept for the spelling)
+	out=$(cd "$W/dd/hidden/sub" && "$ST" run $mode --policy "$W/dd/pol" -- sh -c \
+		'cat ../../pub/f; "$1" stat ../../hidden/sub/../../pub/f; "$1" stat "$2/../../pub/f"
+		cat ../../pub/f' sh "$DRV" "$W/dd/hidden/sub" | tr '\n' ' ')
+	check "from a hidden working directory ${mode:-(arena)}: .. leaves it (got: $out)" \
+		test "$out" = "p ENOENT ENOENT p "
 done
 done_

@@ -381,6 +381,24 @@ START_TEST(test_resolve_through)
 	ck_assert_int_eq(n, (ssize_t)strlen(want));
 	ck_assert_str_eq(out, want);
 	ck_assert_uint_eq(w.via_link & ST_VIA_HIDDEN, ST_VIA_HIDDEN);
+	/* the directory the process holds (its cwd, say), and its
+	 * ancestors, may be left whatever through says */
+	nleft = 0;
+	snprintf(in, sizeof(in), "%s/real/sub/../../real/sub/file", rt);
+	w.held = strlen(rt) + strlen("/real/sub");
+	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch), &w),
+			 0);
+	ck_assert_int_eq(nleft, 0);
+	ck_assert_uint_eq(w.via_link & ST_VIA_HIDDEN, 0);
+	/* ... but not a directory below it */
+	snprintf(in, sizeof(in), "%s/real/sub/../sub/../x", rt);
+	w.held = strlen(rt) + strlen("/real");
+	ck_assert_int_gt(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch), &w),
+			 0);
+	ck_assert_uint_eq(w.via_link & ST_VIA_HIDDEN, ST_VIA_HIDDEN);
+	w.held = 0;
 	/* an absolute link leaves its directory (abs -> <tree>/real, in the
 	 * tree itself): asked; a relative one (link -> real/sub) is not */
 	nleft = 0;
