@@ -359,8 +359,6 @@ __attribute__((constructor)) static void st_ctor(int argc, char **argv, char **e
 		drop_exe_hint();
 	st__g.argc = argc;
 	st__g.argv = argv;
-	if (st__g.active)
-		st__fork_handlers();
 	/* the process record goes to the arena's log: no connection is made
 	 * unless this process needs an answer from the daemon */
 	bool self = st__g.active && !st__g.launcher; /* the launcher is not the build */

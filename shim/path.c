@@ -449,7 +449,7 @@ hash:
 	return (unsigned)(dir_hash(p, n) >> (64 - __builtin_ctz(nslots)));
 }
 
-unsigned st__parse_uint(const char *s)
+ST_EVERY unsigned st__parse_uint(const char *s)
 {
 	unsigned v = 0;
 	while (*s >= '0' && *s <= '9')

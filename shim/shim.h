@@ -223,8 +223,9 @@ long st__vfork_end(long r);
 pid_t st__fork(void);
 /* st__fork_handlers - register the shim's atfork handlers (wrap_exec.c),
  * st__fork_prepare (takes the connection lock), st__fork_parent (lets it
- * go), st__fork_child (the child's first steps): called once, by the
- * constructor, before the program can register its own.  The handlers run
+ * go), st__fork_child (the child's first steps): by the first call of
+ * __register_atfork (the program's pthread_atfork), before the handlers it
+ * registers; once.  The handlers run
  * in the forking thread only; each preserves errno. */
 void st__fork_handlers(void);
 void st__fork_prepare(void);

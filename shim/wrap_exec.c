@@ -953,8 +953,8 @@ static void forked_child(int32_t parent)
 }
 
 /*
- * The lock is taken in an atfork handler of the shim's own, registered by
- * the constructor (st__fork_handlers) before the program's: glibc runs the
+ * The lock is taken in an atfork handler of the shim's own, registered
+ * (st__fork_handlers) before the program's: glibc runs the
  * prepare handlers in the reverse order of registration and the parent and
  * child handlers in that order, so the program's prepare handlers run
  * before the shim takes the lock and its parent and child handlers after
@@ -962,10 +962,9 @@ static void forked_child(int32_t parent)
  * program's handler opens is then checked and recorded as any other; it
  * passed through unchecked while the fork wrapper held the lock (a denied
  * file opened).  libc's internal fork (daemon, forkpty) runs the handlers
- * too.  Handlers registered before the shim's (by a library's constructor
- * that ran first) still run inside the shim's window and pass through.
- * Without the registration (it failed) the fork wrapper calls the three
- * steps itself around the fork, as before.
+ * too, once the handlers are registered.  Until then (no registration of
+ * the program's yet, see __register_atfork below), or if it failed, the
+ * fork wrapper calls the three steps itself around the fork.
  */
 static _Atomic bool fork_handlers;
 static __thread bool fork_held;     /* this thread's prepare took the lock */
@@ -1003,11 +1002,36 @@ void st__fork_child(void)
 	errno = saved;
 	st__depth--;
 }
+extern void *__dso_handle;
+static _Atomic bool fork_handlers_tried;
 void st__fork_handlers(void)
 {
-	if (!atomic_load_explicit(&fork_handlers, memory_order_relaxed) &&
-	    pthread_atfork(st__fork_prepare, st__fork_parent, st__fork_child) == 0)
+	/* once; straight to libc's: pthread_atfork (libc_nonshared.a) would
+	 * call the shim's own __register_atfork */
+	bool tried = false;
+	if (atomic_compare_exchange_strong(&fork_handlers_tried, &tried, true) &&
+	    REAL(__register_atfork)(st__fork_prepare, st__fork_parent, st__fork_child,
+				    &__dso_handle) == 0)
 		atomic_store_explicit(&fork_handlers, true, memory_order_relaxed);
+}
+
+/*
+ * The program's pthread_atfork (a function of libc_nonshared.a, linked into
+ * it) registers through __register_atfork: the shim's handlers go first, on
+ * the first registration of any.  Registering them in the constructor of
+ * every process wrote libc's handler list, three page faults (≈ 40 us a
+ * traced process on this project's VM, docs/BENCHMARKS.md stop 19); a
+ * process that registers none forks through the fork wrapper, which takes
+ * the same three steps itself.  Handlers a library's constructor registered
+ * before the shim's constructor ran are covered too.
+ */
+EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+			     void *dso)
+{
+	st__init();
+	if (st__g.active)
+		st__fork_handlers();
+	return REAL(__register_atfork)(prepare, parent, child, dso);
 }
 
 pid_t st__fork(void)

@@ -1115,7 +1115,11 @@ static __thread __nftw_func_t tls_nftw;
 static __thread __nftw64_func_t tls_nftw64;
 static __thread __ftw_func_t tls_ftw;
 static __thread __ftw64_func_t tls_ftw64;
-static __thread int tls_walk_base = AT_FDCWD;
+/* the descriptor less AT_FDCWD: zero, AT_FDCWD, needs no initialised
+ * thread-local data (.tdata: an image every thread's start copies) */
+static __thread int tls_walk_off;
+#define tls_walk_base (tls_walk_off + AT_FDCWD)
+#define set_walk_base(fd) (tls_walk_off = (fd) - AT_FDCWD)
 static __thread dev_t tls_walk_dev;
 static __thread ino_t tls_walk_ino;
 
@@ -1228,7 +1232,7 @@ static int tramp_ftw64(const char *p, const struct stat64 *s, int t)
 		dev_t bdev_ = tls_walk_dev;                                                        \
 		ino_t bino_ = tls_walk_ino;                                                        \
 		slot = fn;                                                                         \
-		tls_walk_base = walk_base(path, (flags));                                          \
+		set_walk_base(walk_base(path, (flags)));                                           \
 		st__leave(&c_); /* the callbacks run the program's code: not "inside" */            \
 		errno = c_.saved_errno;                                                            \
 		int r_ = call_tramp;                                                               \
@@ -1236,7 +1240,7 @@ static int tramp_ftw64(const char *p, const struct stat64 *s, int t)
 		st__cwd_invalidate(); /* FTW_CHDIR came back with an internal fchdir */            \
 		if (walk_base_ours())                                                              \
 			ST_SYSCALL(SYS_close, tls_walk_base);                                      \
-		tls_walk_base = base_;                                                             \
+		set_walk_base(base_);                                                              \
 		tls_walk_dev = bdev_;                                                              \
 		tls_walk_ino = bino_;                                                              \
 		slot = saved_;                                                                     \
