@@ -1291,23 +1291,38 @@ static char **swap_environ(struct st_env *env)
 	return old;
 }
 
+/* system(), popen() and wordexp() run /bin/sh inside libc: an exec of it,
+ * recorded here, with the shim's variables put back into environ for the
+ * call (swap_environ).  shell_begin leaves the shim (the opens the call
+ * makes are checked as the program's); shell_end puts environ back,
+ * keeping the call's errno. */
+static char **shell_begin(struct st_call *c, struct st_env *env)
+{
+	st__record_path(AT_FDCWD, "/bin/sh", K_X, false, 0);
+	char **old = swap_environ(env);
+	st__leave(c);
+	errno = c->saved_errno;
+	return old;
+}
+static void shell_end(char **old, struct st_env *env)
+{
+	int after = errno;
+	if (old) {
+		environ = old;
+		env_free(env);
+	}
+	errno = after;
+}
+
 EXPORT int system(const char *cmd)
 {
 	struct st_call c;
 	if (!cmd || !st__enter(&c))
 		return REAL(system)(cmd);
-	st__record_path(AT_FDCWD, "/bin/sh", K_X, false, 0);
 	struct st_env env;
-	char **old = swap_environ(&env);
-	st__leave(&c);
-	errno = c.saved_errno;
+	char **old = shell_begin(&c, &env);
 	int r = REAL(system)(cmd);
-	int after = errno;
-	if (old) {
-		environ = old;
-		env_free(&env);
-	}
-	errno = after;
+	shell_end(old, &env);
 	return r;
 }
 EXPORT FILE *popen(const char *cmd, const char *mode)
@@ -1315,18 +1330,10 @@ EXPORT FILE *popen(const char *cmd, const char *mode)
 	struct st_call c;
 	if (!cmd || !st__enter(&c))
 		return REAL(popen)(cmd, mode);
-	st__record_path(AT_FDCWD, "/bin/sh", K_X, false, 0);
 	struct st_env env;
-	char **old = swap_environ(&env);
-	st__leave(&c);
-	errno = c.saved_errno;
+	char **old = shell_begin(&c, &env);
 	FILE *r = REAL(popen)(cmd, mode);
-	int after = errno;
-	if (old) {
-		environ = old;
-		env_free(&env);
-	}
-	errno = after;
+	shell_end(old, &env);
 	return r;
 }
 
@@ -1340,18 +1347,10 @@ EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
 	if (!words || (flags & WRDE_NOCMD) || (!strchr(words, '`') && !strstr(words, "$(")) ||
 	    !st__enter(&c))
 		return REAL(wordexp)(words, we, flags);
-	st__record_path(AT_FDCWD, "/bin/sh", K_X, false, 0);
 	struct st_env env;
-	char **old = swap_environ(&env);
-	st__leave(&c);
-	errno = c.saved_errno;
+	char **old = shell_begin(&c, &env);
 	int r = REAL(wordexp)(words, we, flags);
-	int after = errno;
-	if (old) {
-		environ = old;
-		env_free(&env);
-	}
-	errno = after;
+	shell_end(old, &env);
 	return r;
 }
 
