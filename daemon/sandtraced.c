@@ -132,6 +132,7 @@ struct daemon {
 	char arena_name[SANDTRACE_ARENA_NAME_MAX];
 	bool have_arena, arena_full_logged;
 	struct st__policy policy;
+	bool policy_hides; /* st__policy_hides(&policy), set where policy is (publish_policy) */
 	const void *ptab_base;
 	const struct sandtrace_policy_table *ptab;
 	void *ptab_private; /* the table's buffer with --no-cache */
@@ -688,7 +689,7 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 		 * (this daemon reads no other request before it is in) */
 		struct sandtrace_verdict vd = {
 		    .action = (uint8_t)action,
-		    .flags = st__policy_hides(&d->policy) ? SANDTRACE_VF_HIDES : 0,
+		    .flags = d->policy_hides ? SANDTRACE_VF_HIDES : 0,
 		    .err = err};
 		struct iovec iov = {&vd, sizeof(vd)};
 		int sent = reply(d, c, SANDTRACE_MSG_VERDICT, f->seq, &iov, 1);
@@ -1868,6 +1869,7 @@ static int publish_policy(struct daemon *d, struct st__policy *pol, char *err, s
 	}
 	st__policy_free(&d->policy);
 	d->policy = *pol;
+	d->policy_hides = st__policy_hides(&d->policy);
 	return 0;
 }
 
@@ -2128,7 +2130,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(d->start_cwd, sizeof(d->start_cwd), "%s", cwd);
 	setup_policy(d);
-	if (d->no_cache && st__policy_hides(&d->policy))
+	if (d->no_cache && d->policy_hides)
 		d->run_flags |= SANDTRACE_F_HIDES; /* for `sandtrace env` (INFO) */
 	strlcpy(d->cwd, cwd, sizeof(d->cwd));
 	{
