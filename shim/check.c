@@ -100,7 +100,6 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->empty_path = false;
 	a->in_root = false;
 	a->held_len = 0;
-	a->root_len = 0;
 	a->skip = false;
 	a->magic_fd = false;
 	a->resolved = false;
@@ -276,7 +275,7 @@ static void fs_gen_bump(struct st_acc *a, enum bump how)
 	_Atomic uint32_t *slots = how == BUMP_GLOBAL ? NULL : gen_slots(true);
 	/* release (every add): the namespace change (done) before the new generation */
 	if (!slots) {
-		atomic_fetch_add_explicit(&h->fs_gen, 1, memory_order_release);
+		st__fs_gen_bump_global();
 		return;
 	}
 	/* the slots of where the name really is: its directory spelled
@@ -399,13 +398,18 @@ static bool make_abs(struct st_acc *a)
 	}
 	a->abs = out;
 	a->abs_len = (size_t)n;
-	/* below dirfd's path (a clean name from the kernel, kept as the
-	 * prefix of abs by the cleaning) */
-	if (a->in_root && p[0] != '/' && blen > 1)
-		a->root_len = (size_t)blen;
+	/* the cwd's or dirfd's path (a clean name from the kernel, kept as
+	 * the prefix of abs by the cleaning) */
 	if (p[0] != '/' && blen > 1)
 		a->held_len = (size_t)blen;
 	return true;
+}
+
+/* RESOLVE_IN_ROOT's root: abs[0..root_len) is dirfd's path (0: none, or
+ * dirfd is "/") */
+static inline size_t root_len(const struct st_acc *a)
+{
+	return a->in_root ? a->held_len : 0;
 }
 
 /* st_walk.through for the sandbox: may a ".." leave dir?  Not when the
@@ -440,8 +444,8 @@ static void resolve(struct st_acc *a)
 		const char *e = memrchr(a->abs, '/', a->abs_len);
 		size_t dlen = e ? (size_t)(e - a->abs) : 0;
 		struct st_walk w = {.through = st__listing_filtered() ? dir_passable : NULL,
-				    .known = a->root_len,
-				    .root = a->root_len,
+				    .known = root_len(a),
+				    .root = root_len(a),
 				    .held = a->held_len,
 				    .ask_held = st__g.arena.base != NULL};
 		uint32_t v, gen = 0;
@@ -451,7 +455,7 @@ static void resolve(struct st_acc *a)
 		 * and put back */
 		char held[KEY_GEN] = {0};
 		const char *k;
-		bool memo = st__g.arena.base && dlen > 0 && !a->root_len;
+		bool memo = st__g.arena.base && dlen > 0 && !root_len(a);
 		if (memo) {
 			memcpy(held, a->abs - KEY_GEN, KEY_GEN);
 			gen = gen_of(a->abs, dlen);
@@ -826,7 +830,7 @@ static bool keyable(const struct st_acc *a)
 	 * ST_VIA_HELD): the same bytes, as a cwd joined to a relative name
 	 * or spelled from "/", are refused to a process that does not hold
 	 * the directory and allowed to one that does */
-	return !(a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN | ST_VIA_HELD)) && !a->root_len;
+	return !(a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN | ST_VIA_HELD)) && !root_len(a);
 }
 static const char *key_as_resolved(struct st_acc *a, size_t *len)
 {
@@ -1171,7 +1175,7 @@ int st__pre(struct st_acc *a)
 		unsigned key = SANDTRACE_KEY_VERDICT | cls | (a->nofollow ? SANDTRACE_KEY_NOFOLLOW : 0);
 		size_t klen;
 		/* a spelling below a root has no keys (keyable) */
-		int r = a->root_len ? 0 : lookup_both(a, key, &v);
+		int r = root_len(a) ? 0 : lookup_both(a, key, &v);
 		if (r != 1) {
 			v = decide_local(a, cls);
 			/* a fail-open answer is not cached: the next call tries
@@ -1285,7 +1289,7 @@ void st__post(struct st_acc *a, int err)
 		 * past generations, never a stale resolution under new ones */
 		if (!a->resolved)
 			take_gens(a);
-		if (!a->root_len &&
+		if (!root_len(a) &&
 		    lookup_both(a, rk, &had) == 1) { /* already recorded by some process: a hit */
 			ST_COUNT(st__g.hits);
 			memo_recorded(a, kind);

@@ -302,12 +302,12 @@ struct st_acc {
 	bool nofollow;        /* the last component is not followed */
 	bool name_op;         /* ... and the call works on the name itself (ST_NF_NAME) */
 	bool empty_path;      /* AT_EMPTY_PATH allowed */
-	bool in_root;         /* openat2's RESOLVE_IN_ROOT: the path is resolved below dirfd */
+	bool in_root;         /* openat2's RESOLVE_IN_ROOT: the path is resolved below dirfd (its
+				 path, held_len, is the root).  Such a spelling means something
+				 else to every other call: it gets no keys, only its resolved
+				 path does */
 	size_t held_len;      /* abs[0..held_len) is the cwd's or dirfd's path a relative name
 				 was joined to (make_abs; 0 for an absolute name) */
-	size_t root_len;      /* ... and abs[0..root_len) is dirfd's path, the root (make_abs; 0
-				 when it is "/").  Such a spelling means something else to every
-				 other call: it gets no keys, only its resolved path does */
 	bool skip;            /* nothing to check or record (NULL path, non-file, ...) */
 	bool magic_fd;        /* the path is a /proc/<pid>/fd/N (or exe, cwd, root) link: an
 				 open file of the process, never a violation */
