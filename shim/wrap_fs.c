@@ -228,6 +228,19 @@ static bool nss_files_source(const char *db)
 	return true; /* no line: glibc's default */
 }
 
+/* Record the read of path (nss_err[i] its slot): whether it is there is
+ * asked once per process (a lookup per getpwuid of `ls -l` would cost two
+ * system calls). */
+static void nss_read(int i, const char *path)
+{
+	int e = atomic_load_explicit(&nss_err[i], memory_order_relaxed);
+	if (e < 0) {
+		e = ST_SYSCALL(SYS_faccessat, AT_FDCWD, path, F_OK) == 0 ? 0 : errno;
+		atomic_store_explicit(&nss_err[i], e, memory_order_relaxed);
+	}
+	st__record_path0(AT_FDCWD, path, K_R, false, e);
+}
+
 static void nss_note(int db)
 {
 	struct st_call c;
@@ -238,22 +251,9 @@ static void nss_note(int db)
 		src = nss_files_source(nss_db[db]) ? 1 : 2;
 		atomic_store_explicit(&nss_src[db], (unsigned char)src, memory_order_relaxed);
 	}
-	/* whether each file is there: asked once per process, with the source
-	 * (a lookup per getpwuid of `ls -l` would cost two system calls) */
-	int e = atomic_load_explicit(&nss_err[NSS_DBS], memory_order_relaxed);
-	if (e < 0) {
-		e = ST_SYSCALL(SYS_faccessat, AT_FDCWD, NSS_CONF, F_OK) == 0 ? 0 : errno;
-		atomic_store_explicit(&nss_err[NSS_DBS], e, memory_order_relaxed);
-	}
-	st__record_path0(AT_FDCWD, NSS_CONF, K_R, false, e);
-	if (src == 1) {
-		e = atomic_load_explicit(&nss_err[db], memory_order_relaxed);
-		if (e < 0) {
-			e = ST_SYSCALL(SYS_faccessat, AT_FDCWD, nss_file[db], F_OK) == 0 ? 0 : errno;
-			atomic_store_explicit(&nss_err[db], e, memory_order_relaxed);
-		}
-		st__record_path0(AT_FDCWD, nss_file[db], K_R, false, e);
-	}
+	nss_read(NSS_DBS, NSS_CONF);
+	if (src == 1)
+		nss_read(db, nss_file[db]);
 	st__leave(&c);
 	errno = c.saved_errno;
 }
@@ -334,13 +334,19 @@ EXPORT int shm_open(const char *name, int flags, mode_t mode)
 	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), true, false,
 		 REAL(shm_open)(name, flags, mode));
 }
-EXPORT int shm_unlink(const char *name)
+/* shm_unlink and sem_unlink: a removal of the name's file (prefix: see
+ * shm_path), by real */
+static int shm_name_unlink(const char *name, const char *prefix, int (*real)(const char *))
 {
 	char buf[sizeof(SHM_DIR) + NAME_MAX + 1];
-	const char *path = shm_path(buf, sizeof(buf), name, "");
+	const char *path = shm_path(buf, sizeof(buf), name, prefix);
 	if (!path)
-		return REAL(shm_unlink)(name);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, REAL(shm_unlink)(name));
+		return real(name);
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, real(name));
+}
+EXPORT int shm_unlink(const char *name)
+{
+	return shm_name_unlink(name, "", REAL(shm_unlink));
 }
 /* A semaphore is opened for reading and writing (its count is shared
  * memory the caller changes), or made under its name: a write either way. */
@@ -364,11 +370,7 @@ EXPORT sem_t *sem_open(const char *name, int flags, ...)
 }
 EXPORT int sem_unlink(const char *name)
 {
-	char buf[sizeof(SHM_DIR) + NAME_MAX + 1];
-	const char *path = shm_path(buf, sizeof(buf), name, "sem.");
-	if (!path)
-		return REAL(sem_unlink)(name);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, REAL(sem_unlink)(name));
+	return shm_name_unlink(name, "sem.", REAL(sem_unlink));
 }
 /* ftok names a file by its device and inode: a stat */
 EXPORT key_t ftok(const char *path, int id)
@@ -1149,7 +1151,7 @@ static bool walk_note(const char *p, int type)
 	if (!st__enter(&c))
 		return false;
 	/* a base the program took away: the names are judged from the cwd */
-	int base = tls_walk_base != AT_FDCWD && walk_base_ours() ? tls_walk_base : AT_FDCWD;
+	int base = walk_base_ours() ? tls_walk_base : AT_FDCWD;
 	bool hide = st__hidden(base, p);
 	if (!hide)
 		st__record_path(base, p, type == FTW_D || type == FTW_DP ? K_D : K_Q, true,
