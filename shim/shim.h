@@ -221,6 +221,12 @@ extern __thread struct st_vfork st__vf;
 int st__vfork_begin(void);
 long st__vfork_end(long r);
 pid_t st__fork(void);
+/* st__clone_child - the first steps of a child no fork wrapper saw (libc's
+ * clone() or a raw clone, daemon's or forkpty's internal fork), forked from
+ * parent's pid; shared_files: it shares its parent's descriptor table
+ * (CLONE_FILES), so the parent's connection is not its to close.  Not for
+ * a child sharing the memory.  In the child, first thing (wrap_exec.c). */
+void st__clone_child(int32_t parent, bool shared_files);
 /* st__fork_handlers - register the shim's atfork handlers (wrap_exec.c),
  * st__fork_prepare (takes the connection lock), st__fork_parent (lets it
  * go), st__fork_child (the child's first steps): by the first call of

@@ -1108,12 +1108,10 @@ EXPORT pid_t _Fork(void)
  */
 static void after_libc_fork(int32_t parent)
 {
-	if (!st__g.active || st__vchild || (int32_t)ST_SYSCALL(SYS_getpid) == parent)
+	if ((int32_t)ST_SYSCALL(SYS_getpid) == parent)
 		return;
 	int saved = errno;
-	st__depth++;
-	forked_child(parent);
-	st__depth--;
+	st__clone_child(parent, false);
 	errno = saved;
 }
 EXPORT int daemon(int nochdir, int noclose)

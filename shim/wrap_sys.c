@@ -59,7 +59,6 @@ int utimes(const char *, const struct timeval *);
 int futimesat(int, const char *, const struct timeval *);
 int chroot(const char *);
 long st__sys_getdents(long nr, int fd, void *buf, size_t len); /* wrap_dir.c */
-void st__clone_child(int32_t parent, bool shared_files); /* wrap_exec.c */
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452 /* Linux 6.6; the number is the same on every architecture */
