@@ -972,8 +972,11 @@ static __thread int32_t fork_from;  /* the pid the child is forked from */
 
 void st__fork_prepare(void)
 {
-	fork_held = false;
-	if (!st__g.active || st__depth || st__vchild)
+	/* held already: the fork wrapper took these steps itself and the
+	 * handlers were registered (another thread) before its fork ran
+	 * them; the first prepare's lock serves, and the first parent or
+	 * child step lets it go (fork_held is always cleared by one) */
+	if (fork_held || !st__g.active || st__depth || st__vchild)
 		return;
 	/* inside the shim while the lock is held: a signal handler that runs
 	 * now passes through instead of waiting for the lock */
