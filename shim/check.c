@@ -288,7 +288,7 @@ static void fs_gen_bump(struct st_acc *a, enum bump how)
 					  memory_order_release);
 	atomic_fetch_add_explicit(&slots[own_slot(a->rpath, a->rpath_len)], 1,
 				  memory_order_release);
-	/* every thread's memo of warm accesses drops (memo_epoch) */
+	/* every thread's memo of warm accesses drops (st__arena_epoch) */
 	atomic_fetch_add_explicit(&h->ns_epoch, 1, memory_order_release);
 }
 
@@ -768,29 +768,18 @@ done:
 
 /* ---- the thread's memo of warm accesses (shim.h, struct st_memo_ent) ---- */
 
-/* The arena epoch a memo entry is valid in: every counter only grows, so the
- * sum moves when any does (a namespace change anywhere, a policy reload).
- * acquire: pairs with the release bumps made after the change. */
-static inline uint64_t memo_epoch(void)
-{
-	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
-	return atomic_load_explicit(&h->fs_gen, memory_order_acquire) +
-	       atomic_load_explicit(&h->generation, memory_order_acquire) +
-	       atomic_load_explicit(&h->ns_epoch, memory_order_acquire);
-}
-
 /*
  * The key of a->abs for a spelling that goes through a symlink: the link's
  * meaning can change with a name change in any directory (a link elsewhere
  * pointing at the changed name), so such a key is made with the arena epoch
- * (memo_epoch: fs_gen + policy generation + ns_epoch, which every link made,
+ * (st__arena_epoch: fs_gen + policy generation + ns_epoch, which every link made,
  * removed or moved anywhere moves), top bit set so that it never meets a
  * key made with gen_of.  Whether a spelling goes through a link is known
  * only after resolving it: lookups try both keys.
  */
 static inline uint32_t link_gen(void)
 {
-	return (uint32_t)memo_epoch() | 0x80000000u;
+	return (uint32_t)st__arena_epoch() | 0x80000000u;
 }
 static const char *key_via_link(struct st_acc *a, size_t *len)
 {
@@ -995,7 +984,7 @@ static bool memo_probe(struct st_acc *a, unsigned cls)
 		return false;
 	a->memo = e;
 	a->memo_tag = tag;
-	a->memo_epoch = memo_epoch();
+	a->memo_epoch = st__arena_epoch();
 	bool hit = memo_allows(e, tag, a->memo_epoch, a->path, n, cls);
 	if (hit)
 		memo_hit(t);
@@ -1047,7 +1036,7 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 	/* the epoch before anything is decided: a memo entry filled below is
 	 * valid in it only, so a change that lands during the decision leaves
 	 * the entry already stale (an epoch read after it would not) */
-	uint64_t tag = 0, epoch = memo_epoch();
+	uint64_t tag = 0, epoch = st__arena_epoch();
 	uint32_t vref = 0, vgen = 0;
 	struct st_memo_ent *e = NULL;
 	if (t->memo_fast && n <= ST_MEMO_KEY) { /* the trial is over and paid */
@@ -1101,7 +1090,7 @@ void st__fast_post(struct st_fast *f, int err)
 	 * verdict's generation was taken): no generation moved, the key is the
 	 * spelling's without working its generation out again */
 	bool vkey = f->vref &&
-		    (memo_epoch() == f->epoch ||
+		    (st__arena_epoch() == f->epoch ||
 		     f->vgen == ((f->vgen & 0x80000000u) ? link_gen() : gen_of(f->path, f->len)));
 	if (vkey && (sandtrace_ctrie_value(&st__g.arena, f->vref) & seen))
 		goto known;

@@ -262,26 +262,36 @@ void st__log_seal(struct st_tls *t)
  * parent's, kept in st__g.exe) are known without asking the kernel. */
 bool st__log_hello_as(int32_t ppid)
 {
-	enum { MAX_PARTS = 256 };
+	enum { MAX_PARTS = 256, SMALL_PARTS = 16 };
 	if (!st__g.arena.base || !st__g.log_ok || !st__g.argv || st__g.argc + 2 > MAX_PARTS)
 		return false;
-	struct st_tls *t = st__tls();
-	if (!t)
-		return false;
-	/* the iovecs, then the exe's name, in the access slot of this nesting
-	 * level (free: HELLO is written before any access of the call), whose
-	 * first page the record log's fields share: not 8 KiB of stack */
+	/* the iovecs on the stack, and the exe's name where st__g keeps it
+	 * (the exec wrapper's hint): a process that records nothing else then
+	 * touches no page of its access slots.  Otherwise in the access slot of
+	 * this nesting level (free: HELLO is written before any access of the
+	 * call): not 8 KiB of stack */
 	_Static_assert(MAX_PARTS * sizeof(struct iovec) + PATH_MAX <= ST_PATH_BUF, "buffer");
-	char *buf = t->acc[st__level > 0 ? 2 * (st__level - 1) : 0].absbuf;
-	struct iovec *iov = (struct iovec *)(void *)buf;
-	char *exe = buf + (size_t)(st__g.argc + 2) * sizeof(struct iovec);
+	struct iovec small[SMALL_PARTS];
+	struct iovec *iov = small;
+	const char *exe = st__g.exe;
+	ssize_t n = st__g.exe_len;
+	if (st__g.argc + 2 > SMALL_PARTS || n == 0) {
+		struct st_tls *t = st__tls();
+		if (!t)
+			return false;
+		char *buf = t->acc[st__level > 0 ? 2 * (st__level - 1) : 0].absbuf;
+		if (st__g.argc + 2 > SMALL_PARTS)
+			iov = (struct iovec *)(void *)buf;
+		char *e = buf + (size_t)MAX_PARTS * sizeof(struct iovec);
+		n = own_exe(e);
+		exe = e;
+	}
 	struct sandtrace_hello h = {.pid = st__pid(),
 				    .ppid = ppid > 0 ? ppid : (int32_t)ST_SYSCALL(SYS_getppid)};
-	ssize_t n = own_exe(exe);
 	h.exe_len = n > 0 ? (uint32_t)n : 0;
 	int k = 0;
 	iov[k++] = (struct iovec){&h, sizeof(h)};
-	iov[k++] = (struct iovec){exe, h.exe_len};
+	iov[k++] = (struct iovec){(void *)exe, h.exe_len};
 	uint64_t alen = 0;
 	for (int i = 0; i < st__g.argc && st__g.argv[i]; i++) {
 		size_t l = strlen(st__g.argv[i]) + 1; /* with its NUL */

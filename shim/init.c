@@ -314,23 +314,80 @@ void st__leave(struct st_call *c)
 /* Each shared object the loader mapped before main (DT_NEEDED, and
  * LD_PRELOAD entries of the program's) is a read of its file.  Without the
  * LD_AUDIT module this is how library dependencies reach the report; the
- * Ctrie makes it a lookup per library after the first process. */
-static int note_object(struct dl_phdr_info *info, size_t size, void *ctx)
+ * Ctrie makes it a lookup per library after the first process, and the
+ * library sets' memo one probe for all of them. */
+static const char *noted_object(const struct dl_phdr_info *info)
 {
 	const char *n = info->dlpi_name;
-	if (n && n[0] == '/' && strcmp(n, st__g.lib_path) != 0)
+	return n && n[0] == '/' && strcmp(n, st__g.lib_path) != 0 ? n : NULL;
+}
+
+static int note_object(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	const char *n = noted_object(info);
+	if (n)
 		st__record_path0(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0);
+	return 0;
+}
+
+/* A 64-bit finaliser (MurmurHash3's fmix64): every input bit reaches every
+ * output bit, so chained names and the epoch do not cancel out. */
+static uint64_t fmix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+/* The tag of this process's library set (sandtrace_arena_libsets): the names
+ * note_object records, in the loader's order, chained through fmix64. */
+static int libset_object(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	uint64_t *h = ctx;
+	const char *n = noted_object(info);
+	if (n)
+		*h = fmix64(*h ^ sandtrace_ctrie_hash(SANDTRACE_KIND_READ, n, strlen(n)));
 	return 0;
 }
 
 void st__note_libraries(void)
 {
 	struct st_call c;
-	if (st__g.audit || !st__enter(&c))
-		return; /* the audit module records them */
+	st__init();
+	if (st__g.audit || !st__g.active || st__depth)
+		return; /* the audit module records them; the shim's own dlopen */
+	/* the memo stands for cache hits that record nothing: only where a hit
+	 * is all a recorded access needs (st__g.hit_fast: not --record=all,
+	 * identity or verify), and not once the arena refused an allocation
+	 * (an access whose key could not be inserted is recorded again by the
+	 * next process, which the memo would skip) */
+	_Atomic uint64_t *memo = st__g.hit_fast ? sandtrace_arena_libsets(&st__g.arena) : NULL;
+	uint64_t epoch = 0, tag = 0;
+	_Atomic uint64_t *slot = NULL;
+	if (memo && !atomic_load_explicit(&sandtrace_arena_hdr(&st__g.arena)->counters[SANDTRACE_CTR_FULL],
+					  memory_order_relaxed)) {
+		epoch = st__arena_epoch();
+		uint64_t h = 0;
+		dl_iterate_phdr(libset_object, &h);
+		tag = fmix64(h ^ fmix64(epoch + UINT64_C(0x9e3779b97f4a7c15))) | 1u;
+		slot = &memo[tag & (SANDTRACE_LIBSET_SLOTS - 1)];
+		/* acquire: the records of the process that stored the tag (its
+		 * Ctrie inserts, its log entries) were made before it */
+		if (atomic_load_explicit(slot, memory_order_acquire) == tag)
+			return;
+	}
+	if (!st__enter(&c))
+		return;
 	dl_iterate_phdr(note_object, NULL);
 	st__leave(&c);
 	errno = c.saved_errno;
+	/* release: after this process's records.  Not when the epoch moved
+	 * meanwhile: a lookup may have been answered in the older one */
+	if (slot && st__arena_epoch() == epoch)
+		atomic_store_explicit(slot, tag, memory_order_release);
 }
 
 /* Take SANDTRACE_ENV_EXE out of environ, in place (as unsetenv does), once

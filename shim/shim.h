@@ -271,6 +271,22 @@ static inline void st__policy_refresh(void)
 		st__policy_take();
 }
 
+/*
+ * st__arena_epoch - the arena epoch a memo of cached answers is valid in
+ * (the thread's memo of warm accesses, the library sets' memo): fs_gen +
+ * policy generation + ns_epoch.  Every counter only grows, so the sum moves
+ * when any does (a namespace change anywhere, a policy reload).  acquire:
+ * pairs with the release bumps made after the change.  The arena must be
+ * attached.  Async-signal-safe.
+ */
+static inline uint64_t st__arena_epoch(void)
+{
+	struct sandtrace_arena_header *h = sandtrace_arena_hdr(&st__g.arena);
+	return atomic_load_explicit(&h->fs_gen, memory_order_acquire) +
+	       atomic_load_explicit(&h->generation, memory_order_acquire) +
+	       atomic_load_explicit(&h->ns_epoch, memory_order_acquire);
+}
+
 /* Nesting depth of this thread inside the shim's own code: nonzero means a
  * call made by the shim itself (or by a signal handler that interrupted it)
  * and is passed through unchecked.  It is dropped to 0 while a wrapper

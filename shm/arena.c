@@ -339,11 +339,14 @@ int sandtrace_arena_create_in(struct sandtrace_arena *a, uint64_t size, uint32_t
 	atomic_store_explicit(&h->policy, 0, memory_order_relaxed);
 	if (size >= SANDTRACE_ARENA_AREAS_MIN) {
 		/* the header's segment is the main area's first.  It starts with
-		 * the per-directory generations' table and the Ctrie's key filter,
-		 * in the window of pages a process's first read of the header maps
-		 * (the Ctrie's first cache array comes after them, and still fits).
-		 * The table is published by the first namespace change
-		 * (shim/check.c), never needed before */
+		 * the library sets' memo (in the header's own page; zeroed: every
+		 * slot empty), the per-directory generations' table and the
+		 * Ctrie's key filter, in the window of pages a process's first
+		 * read of the header maps (the Ctrie's first cache array comes
+		 * after them, and still fits).  The generations' table is
+		 * published by the first namespace change (shim/check.c), never
+		 * needed before */
+		h->libsets = SANDTRACE_ARENA_LIBSETS_AT;
 		_Static_assert(SANDTRACE_ARENA_GEN_SLOTS_AT % SANDTRACE_ARENA_ALIGN == 0 &&
 				       SANDTRACE_ARENA_FILTER_AT % 64 == 0,
 			       "aligned places");

@@ -26,7 +26,7 @@
  */
 
 #define SANDTRACE_ARENA_MAGIC UINT64_C(0x616e657261545453) /* "STTarena" little-endian */
-#define SANDTRACE_ARENA_VERSION 6u
+#define SANDTRACE_ARENA_VERSION 7u
 /* Bytes for a name with its NUL: "/sandtrace-<pid>-<hex>" is at most 55, a
  * path in an arena directory leaves 200 for the directory. */
 #define SANDTRACE_ARENA_NAME_MAX 256
@@ -44,14 +44,19 @@
  * bit array of this many bits (a power of two), so that most lookups of a
  * key that is not there end without a walk (shm/ctrie.c). */
 #define SANDTRACE_ARENA_FILTER_BITS (UINT32_C(1) << 16)
-/* The places of the two, in arenas with areas: the per-directory
- * generations' table right after the header, the filter right after it.  A
- * header that names any other offset for either has none in use there. */
-#define SANDTRACE_ARENA_GEN_SLOTS_AT UINT64_C(1024)
+/* The library sets' memo (sandtrace_arena_libsets): slots of one 64-bit tag
+ * each, a power of two. */
+#define SANDTRACE_LIBSET_SLOTS 64u
+/* The places of the three, in arenas with areas: the library sets' memo
+ * right after the header (in the header's page, which every process reads),
+ * the per-directory generations' table after it, the filter after that.  A
+ * header that names any other offset for one has none in use there. */
+#define SANDTRACE_ARENA_LIBSETS_AT UINT64_C(1024)
+#define SANDTRACE_ARENA_GEN_SLOTS_AT (SANDTRACE_ARENA_LIBSETS_AT + SANDTRACE_LIBSET_SLOTS * UINT64_C(8))
 #define SANDTRACE_ARENA_FILTER_AT (SANDTRACE_ARENA_GEN_SLOTS_AT + SANDTRACE_FS_GEN_SLOTS * UINT64_C(4))
 /* The record log's small chunks (log.h): segments named in the header, and
  * chunks of 1 KiB in each (an arena segment, SANDTRACE_ARENA_SEGMENT, each). */
-#define SANDTRACE_LOG_SMALL_SEGS 100u
+#define SANDTRACE_LOG_SMALL_SEGS 99u
 #define SANDTRACE_LOG_SMALL_PER_SEG 128u
 
 /* Counters in the header (rare events only: hot-path counters stay per process). */
@@ -128,8 +133,11 @@ struct sandtrace_arena_header {
 	uint64_t filter;                      /* 216: offset of the Ctrie's key filter (arenas
 						       with areas; 0 = none): SANDTRACE_ARENA_FILTER_BITS
 						       bits, beside the header (shm/ctrie.c) */
-	_Atomic uint64_t log_small[SANDTRACE_LOG_SMALL_SEGS]; /* 224..1023: segment offsets,
+	_Atomic uint64_t log_small[SANDTRACE_LOG_SMALL_SEGS]; /* 224..1015: segment offsets,
 							       0 = not made yet */
+	uint64_t libsets;                     /* 1016: offset of the library sets' memo
+						       (sandtrace_arena_libsets; arenas with areas,
+						       at SANDTRACE_ARENA_LIBSETS_AT; 0 = none) */
 };
 _Static_assert(offsetof(struct sandtrace_arena_header, bump) == 24, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, root) == 40, "layout");
@@ -140,8 +148,9 @@ _Static_assert(offsetof(struct sandtrace_arena_header, log_nchunks) == 144, "lay
 _Static_assert(offsetof(struct sandtrace_arena_header, bump_main) == 192, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, fs_gen_slots_home) == 208, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, filter) == 216, "layout");
-_Static_assert(sizeof(struct sandtrace_arena_header) == SANDTRACE_ARENA_GEN_SLOTS_AT,
-	       "the generations' table follows the header");
+_Static_assert(offsetof(struct sandtrace_arena_header, libsets) == 1016, "layout");
+_Static_assert(sizeof(struct sandtrace_arena_header) == SANDTRACE_ARENA_LIBSETS_AT,
+	       "the library sets' memo follows the header");
 _Static_assert(offsetof(struct sandtrace_arena_header, log_small) == 224, "layout");
 _Static_assert(sizeof(struct sandtrace_arena_header) == 1024, "header is a quarter page");
 
@@ -279,6 +288,30 @@ static inline void *sandtrace_arena_ptr(const struct sandtrace_arena *a, uint64_
 	if (off == 0 || off > a->size || len > a->size - off)
 		return NULL;
 	return a->base + off;
+}
+
+/*
+ * sandtrace_arena_libsets - the library sets' memo: SANDTRACE_LIBSET_SLOTS
+ * 64-bit tags in the header's page, or NULL when the arena has none (no
+ * areas, or a header that names another place).  Tag 0 is an empty slot.
+ *
+ * A traced process hashes the names of the shared objects the loader mapped
+ * for it, with the arena epoch (fs_gen + generation + ns_epoch), into one
+ * tag; a slot holding that tag says that a process has already recorded that
+ * set of libraries in that epoch, so each of their lookups would be a cache
+ * hit that records nothing, and the new process skips them (shim/init.c).
+ * Each slot is one word written with one release store and read with one
+ * acquire load: no torn entries, no lock.  A slot overwritten by another set
+ * costs the next process of the first set its lookups, never a record.  A
+ * false match needs two sets' 64-bit tags to collide.  Lock-free,
+ * async-signal-safe.
+ */
+static inline _Atomic uint64_t *sandtrace_arena_libsets(const struct sandtrace_arena *a)
+{
+	if (sandtrace_arena_hdr(a)->libsets != SANDTRACE_ARENA_LIBSETS_AT)
+		return NULL;
+	return (_Atomic uint64_t *)sandtrace_arena_ptr(a, SANDTRACE_ARENA_LIBSETS_AT,
+						       SANDTRACE_LIBSET_SLOTS * UINT64_C(8));
 }
 
 /* Add to a header counter (relaxed: statistics only). */

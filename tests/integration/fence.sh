@@ -125,6 +125,24 @@ if cc -shared -fPIC -o "$W/out/lib/libsthv.so" "$W/hv.c" &&
 		sh -c "grep '\"type\":\"violation\"' '$R8' | grep -qF '\"path\":\"$W/out/lib/libsthv.so\"'"
 	check "a library mapped from a denied place: no allowed read of it" \
 		sh -c "! grep '\"type\":\"access\"' '$R8' | grep -F '\"path\":\"$W/out/lib/libsthv.so\"' | grep -qF '\"verdict\":\"allow\"'"
+	# The library sets' memo (shim/init.c): a process whose libraries another process
+	# recorded in the same arena epoch skips their look-ups.  A set with one library more
+	# is another set (its library recorded), and a policy reload starts a new epoch: the
+	# reload here denies the library's directory, and the next process that maps it is a
+	# violation, though the same set was recorded before.
+	# (the shell waits for the reload on another denied name: its own look-up of the
+	# library would be a violation too)
+	mkdir -p "$W/ls"; : > "$W/ls/gone"; printf 'allow any /\n' > "$W/ls/pol"; R9=$W/ls/r.jsonl
+	"$ST" run --fence --policy "$W/ls/pol" --pidfile "$W/ls/pid" --report "$R9" -- sh -c '
+		/bin/true; "$1/in/needs"; "$1/in/needs"
+		printf "deny any %s\ndeny any %s\nallow any /\n" "$1/out/lib" "$1/ls/gone" > "$1/ls/pol"
+		kill -HUP $(cat "$1/ls/pid")
+		i=0; while [ -e "$1/ls/gone" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+		"$1/in/needs"' sh "$W"
+	check "library sets' memo: one library more is another set, recorded" \
+		sh -c "grep '\"type\":\"access\"' '$R9' | grep -F '\"path\":\"$W/out/lib/libsthv.so\"' | grep -qF '\"verdict\":\"allow\"'"
+	check "library sets' memo: after a reload the same set is judged again (a violation)" \
+		sh -c "grep '\"type\":\"violation\"' '$R9' | grep -qF '\"path\":\"$W/out/lib/libsthv.so\"'"
 else
 	bad "cc: the library test could not be built"
 fi
