@@ -174,6 +174,24 @@ ok = len(v) == 4 and all(i.get("execed") for i in v[:3]) and v[3].get("exit") ==
 sys.exit(0 if ok else "images %r" % [(i.get("exit"), i.get("execed")) for i in v])' "$W/reexec.jsonl"
 done
 
+# main's return: its status is the process's (libc calls exit past any interposition), and
+# what the program's own exit handlers open after main is recorded too
+printf '#include <fcntl.h>\n#include <stdlib.h>\n#include <unistd.h>\nstatic void late(void) { close(open(getenv("LATE"), O_RDONLY)); }\nint main(void) { atexit(late); return 5; }\n' > "$W/ret5.c"
+if cc -o "$W/ret5" "$W/ret5.c"; then
+	: > "$W/late-file"
+	for opt in "" --no-cache; do
+		LATE=$W/late-file "$ST" run $opt --report "$W/ret5$opt.jsonl" -- "$W/ret5"
+		check "main returns 5 ($opt): the process record says 5, the atexit handler's open is recorded" python3 -c '
+import json, sys
+rs = list(map(json.loads, open(sys.argv[1])))
+p = [r for r in rs if r["type"] == "process" and r.get("exe", "").endswith("/ret5")]
+a = [r for r in rs if r["type"] == "access" and r.get("path") == sys.argv[2]]
+sys.exit(0 if len(p) == 1 and p[0].get("exit") == 5 and a else "images %r, accesses %r" % (p, a))' "$W/ret5$opt.jsonl" "$W/late-file"
+	done
+else
+	bad "cc: the main-return test could not be built"
+fi
+
 # the wait family's other ways in: a child killed by a signal sends no EXIT of its own, so
 # only its parent's reap tells how it ended (waitid was not wrapped: a review found its
 # children's status null)
