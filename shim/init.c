@@ -385,8 +385,10 @@ void st__note_libraries(void)
 	st__leave(&c);
 	errno = c.saved_errno;
 	/* release: after this process's records.  Not when the epoch moved
-	 * meanwhile: a lookup may have been answered in the older one */
-	if (slot && st__arena_epoch() == epoch)
+	 * meanwhile (a lookup may have been answered in the older one), nor
+	 * when the daemon was lost (an ask answered open is neither recorded
+	 * nor cached) */
+	if (slot && st__arena_epoch() == epoch && !st__g.daemon_lost)
 		atomic_store_explicit(slot, tag, memory_order_release);
 }
 
