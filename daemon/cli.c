@@ -688,21 +688,30 @@ static int cmd_run(int argc, char **argv)
 		 * --summary or --pidfile truncated the report, --log interleaved
 		 * lines into it), nor an output that is an input (--policy,
 		 * --verify, --owners) */
-		const char *files[] = {o.report,     o.summary_file, o.pidfile,	 o.log,
-				       mfo.manifest, o.policy,	     mfo.verify, o.owners};
-		const char *opt[] = {"--report",   "--summary", "--pidfile", "--log",
-				     "--manifest", "--policy",	"--verify",  "--owners"};
-		const int nout = 5, nall = 8;
-		struct stat st[8];
-		bool have[8];
-		for (int i = 0; i < nall; i++)
-			have[i] = files[i] != NULL && stat(files[i], &st[i]) == 0;
-		for (int i = 0; i < nout; i++)
-			for (int j = i + 1; j < nall; j++)
-				if (have[i] && have[j] && st[i].st_dev == st[j].st_dev &&
-				    st[i].st_ino == st[j].st_ino) {
-					warnx("%s %s and %s %s are the same file", opt[i], files[i],
-					      opt[j], files[j]);
+		struct {
+			const char *opt, *file;
+			bool out; /* written by the run: may be no other of these */
+			bool have;
+			struct stat st;
+		} f[] = {
+		    {.opt = "--report", .file = o.report, .out = true},
+		    {.opt = "--summary", .file = o.summary_file, .out = true},
+		    {.opt = "--pidfile", .file = o.pidfile, .out = true},
+		    {.opt = "--log", .file = o.log, .out = true},
+		    {.opt = "--manifest", .file = mfo.manifest, .out = true},
+		    {.opt = "--policy", .file = o.policy},
+		    {.opt = "--verify", .file = mfo.verify},
+		    {.opt = "--owners", .file = o.owners},
+		};
+		const size_t n = sizeof(f) / sizeof(f[0]);
+		for (size_t i = 0; i < n; i++)
+			f[i].have = f[i].file != NULL && stat(f[i].file, &f[i].st) == 0;
+		for (size_t i = 0; i < n && f[i].out; i++)
+			for (size_t j = i + 1; j < n; j++)
+				if (f[i].have && f[j].have && f[i].st.st_dev == f[j].st.st_dev &&
+				    f[i].st.st_ino == f[j].st.st_ino) {
+					warnx("%s %s and %s %s are the same file", f[i].opt, f[i].file,
+					      f[j].opt, f[j].file);
 					return SANDTRACE_EXIT_ERROR;
 				}
 	}
