@@ -1395,17 +1395,22 @@ void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, 
 	record_in(&st__tls_acc[1], dirfd, path, kind, nofollow, err);
 }
 
-void st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow, int err)
+bool st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow, int err)
 {
 	/* slot 0 shares its page with the thread's log-chunk fields: a process
 	 * whose first records are its libraries touches one page, not two.
 	 * Its callers record what the loader mapped (DT_NEEDED, a dlopen by
 	 * name): judged first, so that a library the sandbox denies is a
 	 * violation (st__pre records it) and not an allowed read; it was read
-	 * all the same, before any wrapper could refuse it. */
+	 * all the same, before any wrapper could refuse it.  Keyed: the
+	 * outcome is kept in the Ctrie under the spelling, the same for every
+	 * process (not a spelling through a /proc magic link, whose file moves
+	 * with the process, nor one a hidden or held directory decided, nor a
+	 * fail-open answer, nor nothing recorded at all) */
 	struct st_acc *a = &st__tls_acc[0];
 	st__acc_init(a, dirfd, path, kind, nofollow);
 	if (st__pre(a))
-		return;
+		return !a->unjudgeable && !a->fail_open && keyable(a);
 	st__post(a, err);
+	return !a->skip && !a->fail_open && keyable(a);
 }

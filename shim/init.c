@@ -322,11 +322,14 @@ static const char *noted_object(const struct dl_phdr_info *info)
 	return n && n[0] == '/' && strcmp(n, st__g.lib_path) != 0 ? n : NULL;
 }
 
+/* ctx: a bool, cleared when a name's outcome is not keyed (st__record_path0):
+ * the same names then mean other files, or other answers, in another
+ * process (LD_LIBRARY_PATH=/proc/self/cwd), and the set is never memoised */
 static int note_object(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	const char *n = noted_object(info);
-	if (n)
-		st__record_path0(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0);
+	if (n && !st__record_path0(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0))
+		*(bool *)ctx = false;
 	return 0;
 }
 
@@ -395,14 +398,16 @@ void st__note_libraries(void)
 	}
 	if (!st__enter(&c))
 		return;
-	dl_iterate_phdr(note_object, NULL);
+	bool keyed = true;
+	dl_iterate_phdr(note_object, &keyed);
 	st__leave(&c);
 	errno = c.saved_errno;
 	/* release: after this process's records.  Not when the epoch moved
 	 * meanwhile (a lookup may have been answered in the older one), nor
 	 * when the daemon was lost (an ask answered open is neither recorded
-	 * nor cached) */
-	if (slot && st__arena_epoch() == epoch && !st__g.daemon_lost)
+	 * nor cached), nor when a name's outcome is not keyed (a name through
+	 * a /proc magic link is another file in the next process) */
+	if (slot && keyed && st__arena_epoch() == epoch && !st__g.daemon_lost)
 		atomic_store_explicit(slot, tag, memory_order_release);
 }
 

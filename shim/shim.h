@@ -542,8 +542,11 @@ void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, 
 /* st__record_path0 - the same, in access slot 0, for a caller that entered
  * (st__enter) but holds no access of its own, and judged: a path the sandbox
  * denies is recorded as a violation (what the loader mapped, which no
- * wrapper could refuse). */
-void st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow, int err);
+ * wrapper could refuse).  Returns whether the outcome is keyed, the same for
+ * any process (false: the spelling names a file through a /proc magic link,
+ * a hidden or held directory decided it, a fail-open answer, or nothing was
+ * recorded): the library sets' memo may stand only for keyed outcomes. */
+bool st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow, int err);
 
 /* st__fd_path - the path of an open descriptor of the calling thread (Linux:
  * /proc/thread-self/fd), NUL-terminated in buf (cap bytes); a removed file's

@@ -143,6 +143,22 @@ if cc -shared -fPIC -o "$W/out/lib/libsthv.so" "$W/hv.c" &&
 		sh -c "grep '\"type\":\"access\"' '$R9' | grep -F '\"path\":\"$W/out/lib/libsthv.so\"' | grep -qF '\"verdict\":\"allow\"'"
 	check "library sets' memo: after a reload the same set is judged again (a violation)" \
 		sh -c "grep '\"type\":\"violation\"' '$R9' | grep -qF '\"path\":\"$W/out/lib/libsthv.so\"'"
+	# A name that goes through a /proc magic link (here LD_LIBRARY_PATH=/proc/self/cwd,
+	# and a link to it) names another file in each process: the same set of names in
+	# the same epoch is not the same set of files, and the memo must not stand for it
+	mkdir -p "$W/lsa" "$W/lsb"; ln -s /proc/self/cwd "$W/lsl"
+	cp "$W/out/lib/libsthv.so" "$W/lsa/"; cp "$W/out/lib/libsthv.so" "$W/lsb/"
+	mkdir -p "$W/lsc" "$W/lsd"; cp "$W/out/lib/libsthv.so" "$W/lsc/"; cp "$W/out/lib/libsthv.so" "$W/lsd/"
+	R10=$W/ls/magic.jsonl
+	"$ST" run --report "$R10" -- sh -c '
+		cd "$1/lsa" && LD_LIBRARY_PATH=/proc/self/cwd "$1/in/needs"
+		cd "$1/lsb" && LD_LIBRARY_PATH=/proc/self/cwd "$1/in/needs"
+		cd "$1/lsc" && LD_LIBRARY_PATH="$1/lsl" "$1/in/needs"
+		cd "$1/lsd" && LD_LIBRARY_PATH="$1/lsl" "$1/in/needs"' sh "$W"
+	for d in lsa lsb lsc lsd; do
+		check "library sets' memo: a library named through /proc/self/cwd is recorded in each process ($d)" \
+			has R "$W/$d/libsthv.so" "$R10"
+	done
 else
 	bad "cc: the library test could not be built"
 fi
