@@ -322,17 +322,6 @@ static const char *noted_object(const struct dl_phdr_info *info)
 	return n && n[0] == '/' && strcmp(n, st__g.lib_path) != 0 ? n : NULL;
 }
 
-/* ctx: a bool, cleared when a name's outcome is not keyed (st__record_path0):
- * the same names then mean other files, or other answers, in another
- * process (LD_LIBRARY_PATH=/proc/self/cwd), and the set is never memoised */
-static int note_object(struct dl_phdr_info *info, size_t size, void *ctx)
-{
-	const char *n = noted_object(info);
-	if (n && !st__record_path0(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0))
-		*(bool *)ctx = false;
-	return 0;
-}
-
 /* A 64-bit finaliser (MurmurHash3's fmix64): every input bit reaches every
  * output bit, so chained names and the epoch do not cancel out. */
 static uint64_t fmix64(uint64_t x)
@@ -345,9 +334,14 @@ static uint64_t fmix64(uint64_t x)
 	return x;
 }
 
-/* The tag of this process's library set (sandtrace_arena_libsets): the names
- * note_object records, in the loader's order, chained through fmix64; and
- * how many. */
+/* The hash of this process's library set (sandtrace_arena_libsets): the names
+ * note_object records, in the loader's order, chained through fmix64. */
+static uint64_t libset_chain(uint64_t h, const char *n)
+{
+	return fmix64(h ^ sandtrace_ctrie_hash(SANDTRACE_KIND_READ, n, strlen(n)));
+}
+
+/* The set's hash, and how many names it has. */
 struct libset {
 	uint64_t h;
 	unsigned n;
@@ -357,9 +351,32 @@ static int libset_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	struct libset *s = ctx;
 	const char *n = noted_object(info);
 	if (n) {
-		s->h = fmix64(s->h ^ sandtrace_ctrie_hash(SANDTRACE_KIND_READ, n, strlen(n)));
+		s->h = libset_chain(s->h, n);
 		s->n++;
 	}
+	return 0;
+}
+
+/* What note_object recorded: the hash of the names (libset_chain), which
+ * must be the set the memo's tag was made of (another thread may dlclose
+ * between the two walks: an object hashed and never recorded), and whether
+ * every outcome was keyed (st__record_path0): one that is not (a name
+ * through a /proc magic link, LD_LIBRARY_PATH=/proc/self/cwd) names another
+ * file, or gets another answer, in the next process with the same names. */
+struct noted {
+	uint64_t h;
+	bool keyed;
+};
+
+static int note_object(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	struct noted *d = ctx;
+	const char *n = noted_object(info);
+	if (!n)
+		return 0;
+	if (!st__record_path0(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0))
+		d->keyed = false;
+	d->h = libset_chain(d->h, n);
 	return 0;
 }
 
@@ -376,11 +393,11 @@ void st__note_libraries(void)
 	 * next process, which the memo would skip) */
 	_Atomic uint64_t *memo = st__g.hit_fast ? sandtrace_arena_libsets(&st__g.arena) : NULL;
 	uint64_t epoch = 0, tag = 0;
+	struct libset set = {0, 0};
 	_Atomic uint64_t *slot = NULL;
 	if (memo && !atomic_load_explicit(&sandtrace_arena_hdr(&st__g.arena)->counters[SANDTRACE_CTR_FULL],
 					  memory_order_relaxed)) {
 		epoch = st__arena_epoch();
-		struct libset set = {0, 0};
 		dl_iterate_phdr(libset_object, &set);
 		tag = fmix64(set.h ^ fmix64(epoch + UINT64_C(0x9e3779b97f4a7c15))) | 1u;
 		/* the slot from bits above the one the tag sets */
@@ -398,16 +415,16 @@ void st__note_libraries(void)
 	}
 	if (!st__enter(&c))
 		return;
-	bool keyed = true;
-	dl_iterate_phdr(note_object, &keyed);
+	struct noted d = {.h = 0, .keyed = true};
+	dl_iterate_phdr(note_object, &d);
 	st__leave(&c);
 	errno = c.saved_errno;
-	/* release: after this process's records.  Not when the epoch moved
-	 * meanwhile (a lookup may have been answered in the older one), nor
-	 * when the daemon was lost (an ask answered open is neither recorded
-	 * nor cached), nor when a name's outcome is not keyed (a name through
-	 * a /proc magic link is another file in the next process) */
-	if (slot && keyed && st__arena_epoch() == epoch && !st__g.daemon_lost)
+	/* release: after this process's records.  Only for the set it
+	 * recorded, every outcome keyed (struct noted).  Not when the epoch
+	 * moved meanwhile (a lookup may have been answered in the older one),
+	 * nor when the daemon was lost (an ask answered open is neither
+	 * recorded nor cached) */
+	if (slot && d.keyed && d.h == set.h && st__arena_epoch() == epoch && !st__g.daemon_lost)
 		atomic_store_explicit(slot, tag, memory_order_release);
 }
 

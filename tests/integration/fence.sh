@@ -159,6 +159,56 @@ if cc -shared -fPIC -o "$W/out/lib/libsthv.so" "$W/hv.c" &&
 		check "library sets' memo: a library named through /proc/self/cwd is recorded in each process ($d)" \
 			has R "$W/$d/libsthv.so" "$R10"
 	done
+	# The memo's tag is made of one walk of the loaded objects, the records of another:
+	# an object closed in between (by another thread; here by the program's own
+	# dl_iterate_phdr, which the shim's walks reach, on the second walk) was hashed and
+	# never recorded, and the next process with the same set skipped it.  libstq.so
+	# comes only as a dependency of a library opened by path (whose open records that
+	# library only), so the walk after the dlopen by name is what records it.
+	mkdir -p "$W/lr"
+	printf 'int st_q(void) { return 1; }\n' > "$W/lr/q.c"
+	printf 'int st_q(void);\nint st_z(void) { return st_q(); }\n' > "$W/lr/z.c"
+	printf 'int st_p(void) { return 2; }\n' > "$W/lr/p.c"
+	cat > "$W/lr/drv.c" <<'EOF2'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+typedef int (*cb_t)(struct dl_phdr_info *, size_t, void *);
+static void *z;
+static int armed;
+int dl_iterate_phdr(cb_t cb, void *data)
+{
+	static int (*real)(cb_t, void *);
+	if (!real)
+		real = (int (*)(cb_t, void *))dlsym(RTLD_NEXT, "dl_iterate_phdr");
+	if (armed && ++armed == 3 && z) { /* the second walk after the dlopen by name */
+		dlclose(z);
+		z = 0;
+	}
+	return real(cb, data);
+}
+int main(int argc, char **argv)
+{
+	z = dlopen(argv[1], RTLD_NOW);
+	if (!z)
+		return 2;
+	armed = argc > 2;
+	return dlopen("libstp.so", RTLD_NOW) ? 0 : 1;
+}
+EOF2
+	if cc -shared -fPIC -o "$W/lr/libstq.so" "$W/lr/q.c" &&
+	   cc -shared -fPIC -o "$W/lr/libstz.so" "$W/lr/z.c" -L"$W/lr" -lstq -Wl,-rpath,"$W/lr" &&
+	   cc -shared -fPIC -o "$W/lr/libstp.so" "$W/lr/p.c" &&
+	   cc -rdynamic -o "$W/lr/drv" "$W/lr/drv.c" -ldl; then
+		R11=$W/lr/r.jsonl
+		out=$(LD_LIBRARY_PATH="$W/lr" "$ST" run --report "$R11" -- sh -c '
+			"$1/drv" "$1/libstz.so" close; echo $?; "$1/drv" "$1/libstz.so"; echo $?' sh "$W/lr" | tr '\n' ' ')
+		check "library sets' memo: the drivers ran (got: $out)" test "$out" = "0 0 "
+		check "library sets' memo: an object closed between the two walks is recorded by the next process" \
+			has R "$W/lr/libstq.so" "$R11"
+	else
+		bad "cc: the library sets' walk test could not be built"
+	fi
 else
 	bad "cc: the library test could not be built"
 fi
