@@ -1025,8 +1025,11 @@ static void memo_recorded(struct st_acc *a, unsigned kind)
 bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofollow)
 {
 	struct st_tls *t = st__tls_bufs; /* made by the thread's first checked call */
+	/* libraries a dlopen left to note: the ordinary path notes them first
+	 * (st__enter) */
 	if (!t || !st__g.hit_fast || st__depth || st__level || !path || path[0] != '/' ||
-	    (kind != SANDTRACE_KIND_READ && kind != SANDTRACE_KIND_QUERY))
+	    (kind != SANDTRACE_KIND_READ && kind != SANDTRACE_KIND_QUERY) ||
+	    atomic_load_explicit(&st__g.libs_pending, memory_order_relaxed))
 		return false;
 	st__level = 1; /* before the memo is read: see shim.h */
 	size_t n = strnlen(path, ST_FAST_PATH + 1);

@@ -290,10 +290,23 @@ void st__after_fork_child(void)
 	atomic_store_explicit(&st__g.exit_sent, 0, memory_order_relaxed);
 }
 
+void st__libs_flush(bool all)
+{
+	if (atomic_load_explicit(all ? &st__g.dlopened : &st__g.libs_pending,
+				 memory_order_relaxed) &&
+	    (atomic_exchange_explicit(&st__g.libs_pending, 0, memory_order_relaxed) || all)) {
+		int saved = errno;
+		st__note_libraries();
+		errno = saved;
+	}
+}
+
 bool st__enter(struct st_call *c)
 {
 	if (st__depth || st__level >= ST_MAX_LEVEL)
 		return false;
+	/* before this call's own work (and its saved errno) */
+	st__libs_flush(false);
 	c->saved_errno = errno;
 	st__depth++;
 	st__init();

@@ -135,6 +135,11 @@ struct st_state {
 	struct sandtrace_arena arena; /* base == NULL: no cache */
 	bool hit_fast;                /* st__fast_pre may answer: active, with an arena, and
 					 none of record-all, identity, verify (set by st__init) */
+	/* a dlopen the shim could not follow with a record (st__libs_later):
+	 * 1 while its libraries are to be noted at the next checked call; dlopened
+	 * stays set, for a last look at exit */
+	_Atomic int libs_pending;
+	_Atomic int dlopened;
 	/* the sandbox in the arena (NULL: none), re-read when the arena's
 	 * generation moves past policy_gen (a SIGHUP reload, st__policy_take) */
 	_Atomic(const struct sandtrace_policy_table *) policy;
@@ -674,6 +679,24 @@ void st__send_exit(int status, bool child, pid_t pid);
 void st__hello(void);
 /* st__note_libraries - record the shared objects mapped in this process. */
 void st__note_libraries(void);
+/*
+ * st__libs_later - a dlopen is about to be entered by a tail call (glibc
+ * takes the caller of dlopen from its return address: the search of the
+ * caller's DT_RUNPATH and a $ORIGIN in the name are the program's only when
+ * the shim leaves no frame of its own), so nothing runs after it: what it
+ * loads is noted at the thread's or another thread's next checked call
+ * (st__enter), an exec, or the exit.  A checked call of another thread
+ * that comes before the load completes notes too early; the exit's look
+ * then still records what is loaded.  Async-signal-safe.
+ */
+static inline void st__libs_later(void)
+{
+	atomic_store_explicit(&st__g.dlopened, 1, memory_order_relaxed);
+	atomic_store_explicit(&st__g.libs_pending, 1, memory_order_relaxed);
+}
+/* st__libs_flush - note the libraries if a dlopen left them pending (all:
+ * also at exit when any dlopen was made). */
+void st__libs_flush(bool all);
 /* st__log_record - append a record to this thread's chunk of the arena's log.
  * 0, or -1 when there is no log (or it is full): send it over the socket. */
 int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n);

@@ -1362,6 +1362,8 @@ ST_EVERY void st__exit_hook(int status)
 {
 	if (!st__g.active || st__depth)
 		return;
+	if (!st__vchild) /* what a dlopen loaded, before the EXIT record */
+		st__libs_flush(true);
 	st__depth++;
 	int expect = 0;
 	if (st__vchild) { /* exit_sent is the parent's */

@@ -1598,12 +1598,13 @@ EXPORT int umount(const char *target)
 /* ---- libraries loaded by path (the loader's own opens are seen by the audit library) ---- */
 EXPORT void *dlopen(const char *path, int flags)
 {
-	if (path && !strchr(path, '/')) {
-		/* found by the loader's search: record what it found */
-		void *h = REAL(dlopen)(path, flags);
-		if (h)
-			st__note_libraries();
-		return h;
+	if (path && (!strchr(path, '/') || strchr(path, '$'))) {
+		/* found by the loader's search, which starts at the caller's
+		 * DT_RUNPATH, or spelled with $ORIGIN, the caller's directory:
+		 * the real dlopen entered by a tail call, so that its caller is
+		 * the program; what it loads is recorded later (st__libs_later) */
+		st__libs_later();
+		return REAL(dlopen)(path, flags);
 	}
 	if (!path)
 		return REAL(dlopen)(path, flags);
@@ -1623,8 +1624,11 @@ EXPORT iconv_t iconv_open(const char *to, const char *from)
 }
 EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 {
-	if (!path || !strchr(path, '/'))
-		return REAL(dlmopen)(lm, path, flags);
+	if (!path || !strchr(path, '/') || strchr(path, '$')) {
+		if (path)
+			st__libs_later();
+		return REAL(dlmopen)(lm, path, flags); /* a tail call, as dlopen's */
+	}
 	ONE_PATH(void *, NULL, (r_ == NULL), AT_FDCWD, path, K_R, false, false,
 		 REAL(dlmopen)(lm, path, flags));
 }
