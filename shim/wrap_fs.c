@@ -1596,9 +1596,97 @@ EXPORT int umount(const char *target)
 }
 
 /* ---- libraries loaded by path (the loader's own opens are seen by the audit library) ---- */
+
+/* The directories the loader searches for a bare name asked for by the object
+ * `handle` (its DT_RPATH and its loaders', LD_LIBRARY_PATH, its DT_RUNPATH,
+ * the system's), malloc'd; NULL when it cannot say. */
+static Dl_serinfo *search_of(void *handle)
+{
+	Dl_serinfo size;
+	if (dlinfo(handle, RTLD_DI_SERINFOSIZE, &size) != 0 || size.dls_size < sizeof(size))
+		return NULL;
+	Dl_serinfo *si = malloc(size.dls_size);
+	if (si) {
+		*si = size;
+		if (dlinfo(handle, RTLD_DI_SERINFO, si) != 0) {
+			free(si);
+			si = NULL;
+		}
+	}
+	return si;
+}
+
+/* The first directory of si from the i-th on that is not one of those
+ * before it (a directory searched again finds nothing new: the shim's own
+ * list has the program's DT_RPATH twice, as its loader's and as the
+ * program's); si->dls_cnt when there is none. */
+static unsigned next_dir(const Dl_serinfo *si, unsigned i)
+{
+	for (; i < si->dls_cnt; i++) {
+		unsigned k = 0;
+		while (k < i && strcmp(si->dls_serpath[k].dls_name, si->dls_serpath[i].dls_name) != 0)
+			k++;
+		if (k == i)
+			return i;
+	}
+	return i;
+}
+
+/* x and y search the same directories in the same order. */
+static bool same_dirs(const Dl_serinfo *x, const Dl_serinfo *y)
+{
+	for (unsigned i = 0, j = 0;; i++, j++) {
+		i = next_dir(x, i);
+		j = next_dir(y, j);
+		if (i == x->dls_cnt || j == y->dls_cnt)
+			return i == x->dls_cnt && j == y->dls_cnt;
+		if (strcmp(x->dls_serpath[i].dls_name, y->dls_serpath[j].dls_name) != 0)
+			return false;
+	}
+}
+
+/*
+ * glibc takes dlopen's caller from its return address: a bare name is searched
+ * for along the caller's DT_RPATH (and its loaders') or DT_RUNPATH, in the
+ * caller's namespace.  true when that search is the one the loader makes for
+ * the shim, so that the shim may call the real dlopen itself and record what
+ * it loaded as soon as it returns (the program's own objects seldom carry a
+ * path of their own); false (unknown, or another search): the real function is
+ * entered by a tail call and what it loads is recorded later (st__libs_later).
+ * The dl calls' own errors are dropped by the real dlopen, which clears
+ * dlerror's state first; errno is kept.
+ */
+static __attribute__((noinline)) bool same_search(const void *caller)
+{
+	int saved = errno;
+	Dl_info di;
+	struct link_map *from = NULL, *self = NULL;
+	Lmid_t a = -1, b = -2;
+	bool same = false;
+	if (dladdr1(caller, &di, (void **)&from, RTLD_DL_LINKMAP) && from &&
+	    dladdr1((const void *)same_search, &di, (void **)&self, RTLD_DL_LINKMAP) && self &&
+	    dlinfo(from, RTLD_DI_LMID, &a) == 0 && dlinfo(self, RTLD_DI_LMID, &b) == 0 && a == b) {
+		Dl_serinfo *x = search_of(from), *y = x ? search_of(self) : NULL;
+		same = x && y && same_dirs(x, y);
+		free(x);
+		free(y);
+	}
+	errno = saved;
+	return same;
+}
+
 EXPORT void *dlopen(const char *path, int flags)
 {
-	if (path && (!strchr(path, '/') || strchr(path, '$'))) {
+	if (!path)
+		return REAL(dlopen)(path, flags);
+	if (!strchr(path, '/') && same_search(__builtin_return_address(0))) {
+		/* found by the search the shim's own call makes: recorded now */
+		void *h = REAL(dlopen)(path, flags);
+		if (h)
+			st__note_libraries();
+		return h;
+	}
+	if (!strchr(path, '/') || strchr(path, '$')) {
 		/* found by the loader's search, which starts at the caller's
 		 * DT_RUNPATH, or spelled with $ORIGIN, the caller's directory:
 		 * the real dlopen entered by a tail call, so that its caller is
@@ -1606,8 +1694,6 @@ EXPORT void *dlopen(const char *path, int flags)
 		st__libs_later();
 		return REAL(dlopen)(path, flags);
 	}
-	if (!path)
-		return REAL(dlopen)(path, flags);
 	ONE_PATH(void *, NULL, (r_ == NULL), AT_FDCWD, path, K_R, false, false,
 		 REAL(dlopen)(path, flags));
 }
@@ -1624,6 +1710,12 @@ EXPORT iconv_t iconv_open(const char *to, const char *from)
 }
 EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 {
+	if (path && !strchr(path, '/') && same_search(__builtin_return_address(0))) {
+		void *h = REAL(dlmopen)(lm, path, flags);
+		if (h)
+			st__note_libraries();
+		return h;
+	}
 	if (!path || !strchr(path, '/') || strchr(path, '$')) {
 		if (path)
 			st__libs_later();

@@ -475,4 +475,97 @@ sys.exit(0 if sys.argv[2] in seq and sys.argv[3] in seq and seq[sys.argv[2]] < s
 else
 	bad "cc: the RUNPATH test could not be built"
 fi
+# dlopen of a bare name from an object whose search for it is the shim's (no DT_RPATH or
+# DT_RUNPATH of its own: LD_LIBRARY_PATH and the system's directories) is entered by a plain
+# call and recorded at once: with the tail call (recorded at the next checked call) a
+# process killed right after it, a library closed before the next checked call and a
+# dlopen in an atexit handler (past the exit's look) were not recorded at all
+mkdir -p "$W/dl/lib" "$W/dl/f"
+cat > "$W/dl/dl.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static char **av;
+static volatile int warm;
+static void late(void) { puts(dlopen(av[2], RTLD_NOW) ? "found" : "missing"); }
+/* race: the loader blocks on the FIFO named av[3] (the first directory of the program's
+ * RUNPATH) while this thread makes a checked call; then a 32-bit ELF header, which the
+ * loader skips for the next directory */
+static void *feeder(void *p)
+{
+	int fd;
+	struct stat st;
+	close(open("/", O_RDONLY)); /* the wrappers' first calls, before the loader's lock is held */
+	stat("/", &st);
+	warm = 1;
+	while ((fd = open(av[3], O_WRONLY | O_NONBLOCK)) < 0)
+		usleep(1000);
+	stat("/", &st);
+	char h[64] = "\177ELF\1\1\1";
+	if (write(fd, h, sizeof h) != sizeof h)
+		return p;
+	close(fd);
+	return p;
+}
+int main(int argc, char **argv)
+{
+	void *h;
+	av = argv;
+	if (!strcmp(argv[1], "close")) { /* closed before any other call */
+		h = dlopen(argv[2], RTLD_NOW);
+		if (h)
+			dlclose(h);
+		close(open(argv[3], O_RDONLY));
+	} else if (!strcmp(argv[1], "kill")) { /* killed right after */
+		h = dlopen(argv[2], RTLD_NOW);
+		puts(h ? "found" : "missing");
+		fflush(stdout);
+		raise(SIGKILL);
+	} else if (!strcmp(argv[1], "atexit")) {
+		atexit(late);
+		return 0;
+	} else if (!strcmp(argv[1], "race")) { /* killed after a checked call of its own */
+		pthread_t t;
+		pthread_create(&t, NULL, feeder, NULL);
+		while (!warm)
+			usleep(1000);
+		h = dlopen(argv[2], RTLD_NOW);
+		if (!h)
+			return 1;
+		pthread_join(t, NULL);
+		close(open(argv[4], O_RDONLY));
+		puts("found");
+		fflush(stdout);
+		raise(SIGKILL);
+	} else if (!strcmp(argv[1], "ns")) {
+		h = dlmopen(LM_ID_NEWLM, argv[2], RTLD_NOW);
+	} else {
+		h = dlopen(argv[2], RTLD_NOW);
+	}
+	puts(h ? "found" : "missing");
+	return !h;
+}
+EOF
+printf 'int x_f(void) { return 1; }\n' > "$W/dl/l.c"
+ok_=true
+for n in kill close atexit; do
+	cc -shared -fPIC -o "$W/dl/lib/libx$n.so" "$W/dl/l.c" || ok_=false
+done
+if $ok_ && cc -o "$W/dl/dl" "$W/dl/dl.c" -ldl -lpthread; then
+	: > "$W/dl/after"
+	for m in kill close atexit; do
+		out=$(LD_LIBRARY_PATH="$W/dl/lib" "$ST" run --report "$W/dl/$m.jsonl" -- "$W/dl/dl" $m "libx$m.so" "$W/dl/after")
+		check "dlopen by name ($m): output as untraced (got: $out)" test "$out" = found
+		check "dlopen by name ($m): the library recorded" has R "$W/dl/lib/libx$m.so" "$W/dl/$m.jsonl"
+	done
+else
+	bad "cc: the dlopen tests could not be built"
+fi
 done_
