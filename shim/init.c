@@ -37,6 +37,9 @@ ST_HOT static _Atomic int first_tls_taken;
 
 static void tls_free(void *p)
 {
+	/* the end of a thread whose dlopen was noted too early (st__libs_mine) */
+	if (st__libs_mine && !st__depth)
+		st__libs_flush(false);
 	st__log_seal(p);
 	/* another thread-exit destructor may still make a checked call: it
 	 * must map fresh buffers (freed on the next destructor round), not
@@ -290,11 +293,15 @@ void st__after_fork_child(void)
 	atomic_store_explicit(&st__g.exit_sent, 0, memory_order_relaxed);
 }
 
+__thread bool st__libs_mine; /* shim.h */
+
 void st__libs_flush(bool all)
 {
-	if (atomic_load_explicit(all ? &st__g.dlopened : &st__g.libs_pending,
-				 memory_order_relaxed) &&
-	    (atomic_exchange_explicit(&st__g.libs_pending, 0, memory_order_relaxed) || all)) {
+	bool mine = st__libs_mine;
+	st__libs_mine = false;
+	bool pending = atomic_load_explicit(&st__g.libs_pending, memory_order_relaxed) &&
+		       atomic_exchange_explicit(&st__g.libs_pending, 0, memory_order_relaxed);
+	if (mine || pending || (all && atomic_load_explicit(&st__g.dlopened, memory_order_relaxed))) {
 		int saved = errno;
 		st__note_libraries();
 		errno = saved;
@@ -481,6 +488,8 @@ __attribute__((destructor)) static void st_dtor(void)
 {
 	if (!st__g.active || st__depth)
 		return;
+	/* a dlopen made after the exit's look (in an atexit handler) */
+	st__libs_flush(false);
 	st__depth++;
 	if (!atomic_load_explicit(&st__g.exit_sent, memory_order_relaxed))
 		st__send_exit(-1, false, 0);

@@ -679,23 +679,30 @@ void st__send_exit(int status, bool child, pid_t pid);
 void st__hello(void);
 /* st__note_libraries - record the shared objects mapped in this process. */
 void st__note_libraries(void);
+/* This thread entered a dlopen by a tail call (st__libs_later) and has not
+ * noted the libraries since: another thread's checked call may have come
+ * while the loader was still searching, and taken libs_pending. */
+extern __thread bool st__libs_mine;
 /*
  * st__libs_later - a dlopen is about to be entered by a tail call (glibc
  * takes the caller of dlopen from its return address: the search of the
  * caller's DT_RUNPATH and a $ORIGIN in the name are the program's only when
  * the shim leaves no frame of its own), so nothing runs after it: what it
  * loads is noted at the thread's or another thread's next checked call
- * (st__enter), an exec, or the exit.  A checked call of another thread
- * that comes before the load completes notes too early; the exit's look
- * then still records what is loaded.  Async-signal-safe.
+ * (st__enter), a dlclose, an exec, or the exit.  A checked call of another
+ * thread that comes before the load completes notes too early; the thread
+ * that made the dlopen notes again at its own next checked call (or dlclose,
+ * or its end: st__libs_mine), and the exit's look still records what is
+ * loaded.  Async-signal-safe.
  */
 static inline void st__libs_later(void)
 {
+	st__libs_mine = true;
 	atomic_store_explicit(&st__g.dlopened, 1, memory_order_relaxed);
 	atomic_store_explicit(&st__g.libs_pending, 1, memory_order_relaxed);
 }
-/* st__libs_flush - note the libraries if a dlopen left them pending (all:
- * also at exit when any dlopen was made). */
+/* st__libs_flush - note the libraries if a dlopen left them pending, or this
+ * thread's dlopen did (all: also at exit when any dlopen was made). */
 void st__libs_flush(bool all);
 /* st__log_record - append a record to this thread's chunk of the arena's log.
  * 0, or -1 when there is no log (or it is full): send it over the socket. */

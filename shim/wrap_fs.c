@@ -1697,6 +1697,14 @@ EXPORT void *dlopen(const char *path, int flags)
 	ONE_PATH(void *, NULL, (r_ == NULL), AT_FDCWD, path, K_R, false, false,
 		 REAL(dlopen)(path, flags));
 }
+/* What a dlopen entered by a tail call loaded is noted before it can be
+ * unloaded (closed before the next checked call, it was never recorded). */
+EXPORT int dlclose(void *handle)
+{
+	if (!st__depth)
+		st__libs_flush(false);
+	return REAL(dlclose)(handle);
+}
 /* iconv_open loads the conversion's gconv modules with libc's internal
  * dlopen, which the dlopen wrapper does not see (and iconv_close may unload
  * them before anything else looks): the libraries loaded are recorded when

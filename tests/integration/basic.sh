@@ -522,7 +522,7 @@ int main(int argc, char **argv)
 		h = dlopen(argv[2], RTLD_NOW);
 		if (h)
 			dlclose(h);
-		close(open(argv[3], O_RDONLY));
+		close(open(argv[argc - 1], O_RDONLY));
 	} else if (!strcmp(argv[1], "kill")) { /* killed right after */
 		h = dlopen(argv[2], RTLD_NOW);
 		puts(h ? "found" : "missing");
@@ -567,5 +567,22 @@ if $ok_ && cc -o "$W/dl/dl" "$W/dl/dl.c" -ldl -lpthread; then
 	done
 else
 	bad "cc: the dlopen tests could not be built"
+fi
+# the same from a program with a RUNPATH (the tail call, recorded later): a library closed
+# before the next checked call is recorded at the dlclose, one loaded in an atexit handler
+# at the shim's destructor, and the thread that made the dlopen records it at its own next
+# checked call even when another thread's came while the loader was searching (here: blocked
+# on a FIFO in the RUNPATH's first directory), so that it is there when the process is
+# killed; the three were lost
+mkfifo "$W/dl/f/libxrace.so"
+if cc -shared -fPIC -o "$W/dl/lib/libxrace.so" "$W/dl/l.c" &&
+   cc -o "$W/dl/dlr" "$W/dl/dl.c" -ldl -lpthread -Wl,--enable-new-dtags,-rpath,"$W/dl/f:$W/dl/lib"; then
+	for m in close atexit race; do
+		out=$("$ST" run --report "$W/dl/r$m.jsonl" -- "$W/dl/dlr" $m "libx$m.so" "$W/dl/f/libxrace.so" "$W/dl/after")
+		check "dlopen by name from a RUNPATH program ($m): output as untraced (got: $out)" test "$out" = found
+		check "dlopen by name from a RUNPATH program ($m): the library recorded" has R "$W/dl/lib/libx$m.so" "$W/dl/r$m.jsonl"
+	done
+else
+	bad "cc: the RUNPATH dlopen tests could not be built"
 fi
 done_
