@@ -1675,6 +1675,27 @@ static __attribute__((noinline)) bool same_search(const void *caller)
 	return same;
 }
 
+/* A dynamic string token in a name the loader expands (its is_dst: $ORIGIN,
+ * $PLATFORM or $LIB, not followed by a character of a name, or the same in
+ * braces); any other '$' is a character of the path. */
+static bool has_dst(const char *name)
+{
+	static const char *const dst[] = {"ORIGIN", "PLATFORM", "LIB"};
+	for (const char *p = strchr(name, '$'); p; p = strchr(p + 1, '$')) {
+		const char *q = p + 1 + (p[1] == '{');
+		for (size_t i = 0; i < sizeof(dst) / sizeof(dst[0]); i++) {
+			size_t n = strlen(dst[i]);
+			char c = q[n];
+			if (strncmp(q, dst[i], n) == 0 &&
+			    (p[1] == '{' ? c == '}'
+					 : !((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+					     (c >= '0' && c <= '9') || c == '_')))
+				return true;
+		}
+	}
+	return false;
+}
+
 EXPORT void *dlopen(const char *path, int flags)
 {
 	if (!path)
@@ -1686,7 +1707,7 @@ EXPORT void *dlopen(const char *path, int flags)
 			st__note_libraries();
 		return h;
 	}
-	if (!strchr(path, '/') || strchr(path, '$')) {
+	if (!strchr(path, '/') || has_dst(path)) {
 		/* found by the loader's search, which starts at the caller's
 		 * DT_RUNPATH, or spelled with $ORIGIN, the caller's directory:
 		 * the real dlopen entered by a tail call, so that its caller is
@@ -1724,7 +1745,7 @@ EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 			st__note_libraries();
 		return h;
 	}
-	if (!path || !strchr(path, '/') || strchr(path, '$')) {
+	if (!path || !strchr(path, '/') || has_dst(path)) {
 		if (path)
 			st__libs_later();
 		return REAL(dlmopen)(lm, path, flags); /* a tail call, as dlopen's */

@@ -585,4 +585,18 @@ if cc -shared -fPIC -o "$W/dl/lib/libxrace.so" "$W/dl/l.c" &&
 else
 	bad "cc: the RUNPATH dlopen tests could not be built"
 fi
+# a '$' that starts no dynamic string token ($ORIGIN, $LIB, $PLATFORM) is a plain character
+# of the path: a dlopen of it is judged as any other, and a policy's deny refuses it (with
+# every '$' taken for a token, it was loaded and only noted after the fact)
+mkdir -p "$W/dl/d\$x"
+if cc -shared -fPIC -o "$W/dl/d\$x/libxdollar.so" "$W/dl/l.c"; then
+	printf 'deny read %s\n' "$W/dl/d\$x" > "$W/dl/dollar.policy"
+	out=$("$ST" run --policy "$W/dl/dollar.policy" --report "$W/dl/dollar.jsonl" -- "$W/dl/dl" path "$W/dl/d\$x/libxdollar.so")
+	check "dlopen of a denied path with a '\$' in it is refused (got: $out)" test "$out" = missing
+	out=$("$ST" run --report "$W/dl/dollar2.jsonl" -- "$W/dl/dl" path "$W/dl/d\$x/libxdollar.so")
+	check "dlopen of a path with a '\$' in it: found traced (got: $out)" test "$out" = found
+	check "dlopen of a path with a '\$' in it: recorded" has R "$W/dl/d\$x/libxdollar.so" "$W/dl/dollar2.jsonl"
+else
+	bad "cc: the '\$' dlopen test could not be built"
+fi
 done_
