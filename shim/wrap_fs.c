@@ -1696,16 +1696,36 @@ static bool has_dst(const char *name)
 	return false;
 }
 
+/* A library by path, judged and recorded as a read of that path. */
+static __attribute__((noinline)) void *dlopen_path(const char *path, int flags)
+{
+	ONE_PATH(void *, NULL, (r_ == NULL), AT_FDCWD, path, K_R, false, false,
+		 REAL(dlopen)(path, flags));
+}
+static __attribute__((noinline)) void *dlmopen_path(Lmid_t lm, const char *path, int flags)
+{
+	ONE_PATH(void *, NULL, (r_ == NULL), AT_FDCWD, path, K_R, false, false,
+		 REAL(dlmopen)(lm, path, flags));
+}
+/* what a library opened by path brought with it (its DT_NEEDED, found along its
+ * own paths) is noted as after a dlopen by name */
+static void *noted(void *h)
+{
+	if (h) {
+		int saved = errno;
+		st__note_libraries();
+		errno = saved;
+	}
+	return h;
+}
+
 EXPORT void *dlopen(const char *path, int flags)
 {
 	if (!path)
 		return REAL(dlopen)(path, flags);
 	if (!strchr(path, '/') && same_search(__builtin_return_address(0))) {
 		/* found by the search the shim's own call makes: recorded now */
-		void *h = REAL(dlopen)(path, flags);
-		if (h)
-			st__note_libraries();
-		return h;
+		return noted(REAL(dlopen)(path, flags));
 	}
 	if (!strchr(path, '/') || has_dst(path)) {
 		/* found by the loader's search, which starts at the caller's
@@ -1715,8 +1735,7 @@ EXPORT void *dlopen(const char *path, int flags)
 		st__libs_later();
 		return REAL(dlopen)(path, flags);
 	}
-	ONE_PATH(void *, NULL, (r_ == NULL), AT_FDCWD, path, K_R, false, false,
-		 REAL(dlopen)(path, flags));
+	return noted(dlopen_path(path, flags));
 }
 /* What a dlopen entered by a tail call loaded is noted before it can be
  * unloaded (closed before the next checked call, it was never recorded). */
@@ -1740,16 +1759,12 @@ EXPORT iconv_t iconv_open(const char *to, const char *from)
 EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 {
 	if (path && !strchr(path, '/') && same_search(__builtin_return_address(0))) {
-		void *h = REAL(dlmopen)(lm, path, flags);
-		if (h)
-			st__note_libraries();
-		return h;
+		return noted(REAL(dlmopen)(lm, path, flags));
 	}
 	if (!path || !strchr(path, '/') || has_dst(path)) {
 		if (path)
 			st__libs_later();
 		return REAL(dlmopen)(lm, path, flags); /* a tail call, as dlopen's */
 	}
-	ONE_PATH(void *, NULL, (r_ == NULL), AT_FDCWD, path, K_R, false, false,
-		 REAL(dlmopen)(lm, path, flags));
+	return noted(dlmopen_path(lm, path, flags));
 }

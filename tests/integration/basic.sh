@@ -599,4 +599,21 @@ if cc -shared -fPIC -o "$W/dl/d\$x/libxdollar.so" "$W/dl/l.c"; then
 else
 	bad "cc: the '\$' dlopen test could not be built"
 fi
+# a library opened by path brings its own dependencies (DT_NEEDED, found through its
+# RUNPATH): they are recorded too, as for a dlopen by name (python's extension modules are
+# opened by path: `import ssl` loads libssl and libcrypto so); they were not recorded
+printf 'int x_f(void);\nint use_f(void) { return x_f(); }\n' > "$W/dl/use.c"
+mkdir -p "$W/dl/dep"
+if cc -shared -fPIC -o "$W/dl/dep/libxdep.so" "$W/dl/l.c" &&
+   cc -shared -fPIC -o "$W/dl/libxuse.so" "$W/dl/use.c" -Wl,--no-as-needed -L"$W/dl/dep" -lxdep \
+	-Wl,--enable-new-dtags,-rpath,'$ORIGIN/dep'; then
+	for opt in --record=first --record=all --no-cache; do
+		out=$("$ST" run $opt --report "$W/dl/dep.jsonl" -- "$W/dl/dl" path "$W/dl/libxuse.so")
+		check "dlopen by path ($opt): found traced (got: $out)" test "$out" = found
+		check "dlopen by path ($opt): the library recorded" has R "$W/dl/libxuse.so" "$W/dl/dep.jsonl"
+		check "dlopen by path ($opt): its dependency recorded" has R "$W/dl/dep/libxdep.so" "$W/dl/dep.jsonl"
+	done
+else
+	bad "cc: the dependency test could not be built"
+fi
 done_
