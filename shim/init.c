@@ -400,12 +400,50 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	return 0;
 }
 
+/*
+ * The objects of the namespaces other than the shim's (dlmopen), which
+ * dl_iterate_phdr does not report: the loader's list of namespaces for
+ * debuggers (glibc 2.35: r_version 2, each r_debug_extended's r_next), found
+ * through the program's DT_DEBUG (its own _r_debug may be a copy), read in the
+ * first call back of dl_iterate_phdr, under the lock the loader holds while
+ * it adds an object to a namespace or takes one out.
+ */
+static int note_namespaces(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	struct r_debug *r = NULL;
+	for (size_t i = 0; i < info->dlpi_phnum && !r; i++) {
+		if (info->dlpi_phdr[i].p_type != PT_DYNAMIC)
+			continue;
+		for (const ElfW(Dyn) *d = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+		     d->d_tag != DT_NULL; d++)
+			if (d->d_tag == DT_DEBUG)
+				r = (struct r_debug *)d->d_un.d_ptr;
+	}
+	if (!r)
+		r = &_r_debug;
+	if (__atomic_load_n(&r->r_version, __ATOMIC_ACQUIRE) < 2)
+		return 1;
+	for (struct r_debug_extended *e = __atomic_load_n(&((struct r_debug_extended *)r)->r_next,
+							  __ATOMIC_ACQUIRE);
+	     e; e = __atomic_load_n(&e->r_next, __ATOMIC_ACQUIRE))
+		for (struct link_map *l = __atomic_load_n(&e->base.r_map, __ATOMIC_ACQUIRE); l;
+		     l = l->l_next)
+			if (l->l_name && l->l_name[0] == '/' && strcmp(l->l_name, st__g.lib_path) != 0)
+				st__record_path0(AT_FDCWD, l->l_name, SANDTRACE_KIND_READ, false, 0);
+	return 1; /* the first object (the program) is enough */
+}
+
 void st__note_libraries(void)
 {
 	struct st_call c;
 	st__init();
 	if (st__g.audit || !st__g.active || st__depth)
 		return; /* the audit module records them; the shim's own dlopen */
+	if (atomic_load_explicit(&st__g.dlmopened, memory_order_relaxed) && st__enter(&c)) {
+		dl_iterate_phdr(note_namespaces, NULL);
+		st__leave(&c);
+		errno = c.saved_errno;
+	}
 	/* the memo stands for cache hits that record nothing: only where a hit
 	 * is all a recorded access needs (st__g.hit_fast: not --record=all,
 	 * identity or verify), and not once the arena refused an allocation

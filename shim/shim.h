@@ -140,6 +140,9 @@ struct st_state {
 	 * stays set, for a last look at exit */
 	_Atomic int libs_pending;
 	_Atomic int dlopened;
+	/* a dlmopen into another namespace than the base one was made: the
+	 * walks of the libraries look into the other namespaces too */
+	_Atomic int dlmopened;
 	/* the sandbox in the arena (NULL: none), re-read when the arena's
 	 * generation moves past policy_gen (a SIGHUP reload, st__policy_take) */
 	_Atomic(const struct sandtrace_policy_table *) policy;

@@ -1758,6 +1758,8 @@ EXPORT iconv_t iconv_open(const char *to, const char *from)
 }
 EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 {
+	if (lm != LM_ID_BASE)
+		atomic_store_explicit(&st__g.dlmopened, 1, memory_order_relaxed);
 	if (path && !strchr(path, '/') && same_search(__builtin_return_address(0))) {
 		return noted(REAL(dlmopen)(lm, path, flags));
 	}

@@ -616,4 +616,16 @@ if cc -shared -fPIC -o "$W/dl/dep/libxdep.so" "$W/dl/l.c" &&
 else
 	bad "cc: the dependency test could not be built"
 fi
+# dlmopen into a new namespace: what it loads there is recorded (the walk of the loaded
+# objects, dl_iterate_phdr, sees only the shim's namespace: nothing of it was recorded)
+if cc -shared -fPIC -o "$W/dl/lib/libxns.so" "$W/dl/l.c"; then
+	out=$(LD_LIBRARY_PATH="$W/dl/lib" "$ST" run --report "$W/dl/ns.jsonl" -- "$W/dl/dl" ns libxns.so)
+	check "dlmopen(LM_ID_NEWLM) by name: found traced (got: $out)" test "$out" = found
+	check "dlmopen(LM_ID_NEWLM) by name: the library recorded" has R "$W/dl/lib/libxns.so" "$W/dl/ns.jsonl"
+	out=$("$ST" run --report "$W/dl/ns2.jsonl" -- "$W/dl/dl" ns "$W/dl/libxuse.so")
+	check "dlmopen(LM_ID_NEWLM) by path: found traced (got: $out)" test "$out" = found
+	check "dlmopen(LM_ID_NEWLM) by path: its dependency recorded" has R "$W/dl/dep/libxdep.so" "$W/dl/ns2.jsonl"
+else
+	bad "cc: the dlmopen test could not be built"
+fi
 done_
