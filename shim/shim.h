@@ -695,11 +695,14 @@ extern __thread bool st__libs_mine;
  * (st__enter), a dlclose, an exec, or the exit.  A checked call of another
  * thread that comes before the load completes notes too early; the thread
  * that made the dlopen notes again at its own next checked call (or dlclose,
- * or its end: st__libs_mine), and the exit's look still records what is
- * loaded.  Async-signal-safe.
+ * or its end: st__libs_mine; the thread's buffers are made here, if it had
+ * none yet, for their destructor, tls_free, to run at its end), and the
+ * exit's look still records what is loaded.
  */
 static inline void st__libs_later(void)
 {
+	if (st__g.active)
+		(void)st__tls();
 	st__libs_mine = true;
 	atomic_store_explicit(&st__g.dlopened, 1, memory_order_relaxed);
 	atomic_store_explicit(&st__g.libs_pending, 1, memory_order_relaxed);

@@ -500,19 +500,24 @@ static void late(void) { puts(dlopen(av[2], RTLD_NOW) ? "found" : "missing"); }
  * loader skips for the next directory */
 static void *feeder(void *p)
 {
-	int fd;
+	int fd, n = 0;
 	struct stat st;
 	close(open("/", O_RDONLY)); /* the wrappers' first calls, before the loader's lock is held */
 	stat("/", &st);
 	warm = 1;
 	while ((fd = open(av[3], O_WRONLY | O_NONBLOCK)) < 0)
-		usleep(1000);
+		if (++n > 10000 || usleep(1000) != 0)
+			return p;
 	stat("/", &st);
 	char h[64] = "\177ELF\1\1\1";
 	if (write(fd, h, sizeof h) != sizeof h)
 		return p;
 	close(fd);
 	return p;
+}
+static void *opener(void *p)
+{
+	return dlopen(av[2], RTLD_NOW);
 }
 int main(int argc, char **argv)
 {
@@ -544,6 +549,16 @@ int main(int argc, char **argv)
 		puts("found");
 		fflush(stdout);
 		raise(SIGKILL);
+	} else if (!strcmp(argv[1], "race2")) { /* the same, the dlopen in a thread that ends then */
+		pthread_t t;
+		pthread_create(&t, NULL, opener, NULL);
+		feeder(NULL);
+		pthread_join(t, &h);
+		if (!h)
+			return 1;
+		puts("found");
+		fflush(stdout);
+		raise(SIGKILL);
 	} else if (!strcmp(argv[1], "ns")) {
 		h = dlmopen(LM_ID_NEWLM, argv[2], RTLD_NOW);
 	} else {
@@ -571,14 +586,14 @@ fi
 # the same from a program with a RUNPATH (the tail call, recorded later): a library closed
 # before the next checked call is recorded at the dlclose, one loaded in an atexit handler
 # at the shim's destructor, and the thread that made the dlopen records it at its own next
-# checked call even when another thread's came while the loader was searching (here: blocked
-# on a FIFO in the RUNPATH's first directory), so that it is there when the process is
-# killed; the three were lost
-mkfifo "$W/dl/f/libxrace.so"
-if cc -shared -fPIC -o "$W/dl/lib/libxrace.so" "$W/dl/l.c" &&
+# checked call, or at its end (race2), even when another thread's came while the loader was
+# searching (here: blocked on a FIFO in the RUNPATH's first directory), so that it is there
+# when the process is killed; the four were lost
+mkfifo "$W/dl/f/libxrace.so" "$W/dl/f/libxrace2.so"
+if cc -shared -fPIC -o "$W/dl/lib/libxrace.so" "$W/dl/l.c" && cp "$W/dl/lib/libxrace.so" "$W/dl/lib/libxrace2.so" &&
    cc -o "$W/dl/dlr" "$W/dl/dl.c" -ldl -lpthread -Wl,--enable-new-dtags,-rpath,"$W/dl/f:$W/dl/lib"; then
-	for m in close atexit race; do
-		out=$("$ST" run --report "$W/dl/r$m.jsonl" -- "$W/dl/dlr" $m "libx$m.so" "$W/dl/f/libxrace.so" "$W/dl/after")
+	for m in close atexit race race2; do
+		out=$("$ST" run --report "$W/dl/r$m.jsonl" -- "$W/dl/dlr" $m "libx$m.so" "$W/dl/f/libx$m.so" "$W/dl/after")
 		check "dlopen by name from a RUNPATH program ($m): output as untraced (got: $out)" test "$out" = found
 		check "dlopen by name from a RUNPATH program ($m): the library recorded" has R "$W/dl/lib/libx$m.so" "$W/dl/r$m.jsonl"
 	done
