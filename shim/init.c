@@ -355,48 +355,35 @@ static uint64_t fmix64(uint64_t x)
 }
 
 /* The hash of this process's library set (sandtrace_arena_libsets): the names
- * note_object records, in the loader's order, chained through fmix64. */
+ * the walk records (walk_object), in the loader's order, chained through fmix64. */
 static uint64_t libset_chain(uint64_t h, const char *n)
 {
 	return fmix64(h ^ sandtrace_ctrie_hash(SANDTRACE_KIND_READ, n, strlen(n)));
 }
 
-/* The set's hash, and how many names it has. */
-struct libset {
+/* One walk of the loader's list: the set's hash (libset_chain) and how many
+ * names it has; with record, each name recorded too.  A record walk's hash
+ * must be the set the memo's tag was made of (another thread may dlclose
+ * between the two walks: an object hashed and never recorded), and keyed
+ * says whether every outcome was keyed (st__record_path0): one that is not (a
+ * name through a /proc magic link, LD_LIBRARY_PATH=/proc/self/cwd) names
+ * another file, or gets another answer, in the next process with the same
+ * names. */
+struct libwalk {
 	uint64_t h;
 	unsigned n;
+	bool record, keyed;
 };
-static int libset_object(struct dl_phdr_info *info, size_t size, void *ctx)
+static int walk_object(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-	struct libset *s = ctx;
-	const char *n = noted_object(info);
-	if (n) {
-		s->h = libset_chain(s->h, n);
-		s->n++;
-	}
-	return 0;
-}
-
-/* What note_object recorded: the hash of the names (libset_chain), which
- * must be the set the memo's tag was made of (another thread may dlclose
- * between the two walks: an object hashed and never recorded), and whether
- * every outcome was keyed (st__record_path0): one that is not (a name
- * through a /proc magic link, LD_LIBRARY_PATH=/proc/self/cwd) names another
- * file, or gets another answer, in the next process with the same names. */
-struct noted {
-	uint64_t h;
-	bool keyed;
-};
-
-static int note_object(struct dl_phdr_info *info, size_t size, void *ctx)
-{
-	struct noted *d = ctx;
+	struct libwalk *w = ctx;
 	const char *n = noted_object(info);
 	if (!n)
 		return 0;
-	if (!st__record_path0(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0))
-		d->keyed = false;
-	d->h = libset_chain(d->h, n);
+	if (w->record && !st__record_path0(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0))
+		w->keyed = false;
+	w->h = libset_chain(w->h, n);
+	w->n++;
 	return 0;
 }
 
@@ -451,12 +438,12 @@ void st__note_libraries(void)
 	 * next process, which the memo would skip) */
 	_Atomic uint64_t *memo = st__g.hit_fast ? sandtrace_arena_libsets(&st__g.arena) : NULL;
 	uint64_t epoch = 0, tag = 0;
-	struct libset set = {0, 0};
+	struct libwalk set = {.record = false};
 	_Atomic uint64_t *slot = NULL;
 	if (memo && !atomic_load_explicit(&sandtrace_arena_hdr(&st__g.arena)->counters[SANDTRACE_CTR_FULL],
 					  memory_order_relaxed)) {
 		epoch = st__arena_epoch();
-		dl_iterate_phdr(libset_object, &set);
+		dl_iterate_phdr(walk_object, &set);
 		tag = fmix64(set.h ^ fmix64(epoch + UINT64_C(0x9e3779b97f4a7c15))) | 1u;
 		/* the slot from bits above the one the tag sets */
 		slot = &memo[(tag >> 8) & (SANDTRACE_LIBSET_SLOTS - 1)];
@@ -473,12 +460,12 @@ void st__note_libraries(void)
 	}
 	if (!st__enter(&c))
 		return;
-	struct noted d = {.h = 0, .keyed = true};
-	dl_iterate_phdr(note_object, &d);
+	struct libwalk d = {.record = true, .keyed = true};
+	dl_iterate_phdr(walk_object, &d);
 	st__leave(&c);
 	errno = c.saved_errno;
 	/* release: after this process's records.  Only for the set it
-	 * recorded, every outcome keyed (struct noted).  Not when the epoch
+	 * recorded, every outcome keyed (struct libwalk).  Not when the epoch
 	 * moved meanwhile (a lookup may have been answered in the older one),
 	 * nor when the daemon was lost (an ask answered open is neither
 	 * recorded nor cached) */
