@@ -273,6 +273,14 @@ void st__init(void)
 	atomic_store_explicit(&st__g.init, 2, memory_order_release);
 }
 
+/* How far this process's last walk that recorded went: the loader's count of
+ * objects taken out then (high 32 bits), and how many objects it went
+ * through, all recorded (the earlier ones by an earlier walk).  While no
+ * object was taken out since, those are still the list's first ones (the
+ * loader appends): a walk after a dlopen records only the objects after them,
+ * not again every library of the process for each library it opens. */
+static _Atomic uint64_t noted_upto;
+
 void st__after_fork_child(void)
 {
 	/* by assignment: pthread_mutex_init would be a page of libc's code to
@@ -291,6 +299,7 @@ void st__after_fork_child(void)
 	atomic_store_explicit(&st__g.hits, 0, memory_order_relaxed);
 	atomic_store_explicit(&st__g.messages, 0, memory_order_relaxed);
 	atomic_store_explicit(&st__g.exit_sent, 0, memory_order_relaxed);
+	atomic_store_explicit(&noted_upto, 0, memory_order_relaxed); /* a process of its own */
 }
 
 __thread bool st__libs_mine; /* shim.h */
@@ -373,14 +382,28 @@ struct libwalk {
 	uint64_t h;
 	unsigned n;
 	bool record, keyed;
+	uint64_t upto; /* a record walk: noted_upto when it began */
+	uint32_t subs; /* the loader's count of objects taken out (dlpi_subs) */
+	uint32_t seen; /* objects gone through */
 };
 static int walk_object(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	struct libwalk *w = ctx;
+	bool done = false; /* recorded by an earlier walk of this process */
+	if (w->record) {
+		if (w->seen == 0)
+			w->subs = size >= offsetof(struct dl_phdr_info, dlpi_subs) +
+						  sizeof(info->dlpi_subs)
+					  ? (uint32_t)info->dlpi_subs
+					  : UINT32_MAX;
+		done = w->subs != UINT32_MAX && w->upto >> 32 == w->subs &&
+		       w->seen < (uint32_t)w->upto;
+		w->seen++;
+	}
 	const char *n = noted_object(info);
 	if (!n)
 		return 0;
-	if (w->record && !st__record_path0(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0))
+	if (w->record && !done && !st__record_path0(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0))
 		w->keyed = false;
 	w->h = libset_chain(w->h, n);
 	w->n++;
@@ -460,10 +483,19 @@ void st__note_libraries(void)
 	}
 	if (!st__enter(&c))
 		return;
-	struct libwalk d = {.record = true, .keyed = true};
+	struct libwalk d = {.record = true,
+			    .keyed = true,
+			    .upto = atomic_load_explicit(&noted_upto, memory_order_relaxed)};
 	dl_iterate_phdr(walk_object, &d);
 	st__leave(&c);
 	errno = c.saved_errno;
+	/* a name not keyed, or not recorded (the daemon lost), is looked up
+	 * again by every walk */
+	atomic_store_explicit(&noted_upto,
+			      d.keyed && !st__g.daemon_lost && d.subs != UINT32_MAX
+				      ? (uint64_t)d.subs << 32 | d.seen
+				      : 0,
+			      memory_order_relaxed);
 	/* release: after this process's records.  Only for the set it
 	 * recorded, every outcome keyed (struct libwalk).  Not when the epoch
 	 * moved meanwhile (a lookup may have been answered in the older one),
