@@ -1029,7 +1029,7 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 	 * (st__enter) */
 	if (!t || !st__g.hit_fast || st__depth || st__level || !path || path[0] != '/' ||
 	    (kind != SANDTRACE_KIND_READ && kind != SANDTRACE_KIND_QUERY) ||
-	    atomic_load_explicit(&st__g.libs_pending, memory_order_relaxed) || st__libs_mine)
+	    st__libs_due())
 		return false;
 	st__level = 1; /* before the memo is read: see shim.h */
 	size_t n = strnlen(path, ST_FAST_PATH + 1);

@@ -310,11 +310,8 @@ void st__libs_flush(bool all)
 	st__libs_mine = false;
 	bool pending = atomic_load_explicit(&st__g.libs_pending, memory_order_relaxed) &&
 		       atomic_exchange_explicit(&st__g.libs_pending, 0, memory_order_relaxed);
-	if (mine || pending || (all && atomic_load_explicit(&st__g.dlopened, memory_order_relaxed))) {
-		int saved = errno;
+	if (mine || pending || (all && atomic_load_explicit(&st__g.dlopened, memory_order_relaxed)))
 		st__note_libraries();
-		errno = saved;
-	}
 }
 
 bool st__enter(struct st_call *c)
@@ -322,7 +319,8 @@ bool st__enter(struct st_call *c)
 	if (st__depth || st__level >= ST_MAX_LEVEL)
 		return false;
 	/* before this call's own work (and its saved errno) */
-	st__libs_flush(false);
+	if (st__libs_due())
+		st__libs_flush(false);
 	c->saved_errno = errno;
 	st__depth++;
 	st__init();
@@ -345,10 +343,13 @@ void st__leave(struct st_call *c)
  * LD_AUDIT module this is how library dependencies reach the report; the
  * Ctrie makes it a lookup per library after the first process, and the
  * library sets' memo one probe for all of them. */
+static const char *noted_name(const char *n)
+{
+	return n && n[0] == '/' && strcmp(n, st__g.lib_path) != 0 ? n : NULL;
+}
 static const char *noted_object(const struct dl_phdr_info *info)
 {
-	const char *n = info->dlpi_name;
-	return n && n[0] == '/' && strcmp(n, st__g.lib_path) != 0 ? n : NULL;
+	return noted_name(info->dlpi_name);
 }
 
 /* A 64-bit finaliser (MurmurHash3's fmix64): every input bit reaches every
@@ -438,12 +439,20 @@ static int note_namespaces(struct dl_phdr_info *info, size_t size, void *ctx)
 	     e; e = __atomic_load_n(&e->r_next, __ATOMIC_ACQUIRE))
 		for (struct link_map *l = __atomic_load_n(&e->base.r_map, __ATOMIC_ACQUIRE); l;
 		     l = l->l_next)
-			if (l->l_name && l->l_name[0] == '/' && strcmp(l->l_name, st__g.lib_path) != 0)
+			if (noted_name(l->l_name))
 				st__record_path0(AT_FDCWD, l->l_name, SANDTRACE_KIND_READ, false, 0);
 	return 1; /* the first object (the program) is enough */
 }
 
+static void note_libraries(void);
 void st__note_libraries(void)
+{
+	int saved = errno;
+	note_libraries();
+	errno = saved;
+}
+
+static void note_libraries(void)
 {
 	struct st_call c;
 	st__init();
@@ -546,7 +555,8 @@ __attribute__((destructor)) static void st_dtor(void)
 	if (!st__g.active || st__depth)
 		return;
 	/* a dlopen made after the exit's look (in an atexit handler) */
-	st__libs_flush(false);
+	if (st__libs_due())
+		st__libs_flush(false);
 	st__depth++;
 	if (!atomic_load_explicit(&st__g.exit_sent, memory_order_relaxed))
 		st__send_exit(-1, false, 0);

@@ -680,7 +680,8 @@ int st__request_verify(unsigned kind, const char *path, size_t len,
 		       const struct sandtrace_identity *id, struct sandtrace_verdict *v);
 void st__send_exit(int status, bool child, pid_t pid);
 void st__hello(void);
-/* st__note_libraries - record the shared objects mapped in this process. */
+/* st__note_libraries - record the shared objects mapped in this process.
+ * Preserves errno. */
 void st__note_libraries(void);
 /* This thread entered a dlopen by a tail call (st__libs_later) and has not
  * noted the libraries since: another thread's checked call may have come
@@ -708,8 +709,14 @@ static inline void st__libs_later(void)
 	atomic_store_explicit(&st__g.libs_pending, 1, memory_order_relaxed);
 }
 /* st__libs_flush - note the libraries if a dlopen left them pending, or this
- * thread's dlopen did (all: also at exit when any dlopen was made). */
+ * thread's dlopen did (all: also at exit when any dlopen was made).
+ * st__libs_due says whether it has anything to do (all false): two loads, for
+ * the hot paths to test before they call. */
 void st__libs_flush(bool all);
+static inline bool st__libs_due(void)
+{
+	return st__libs_mine || atomic_load_explicit(&st__g.libs_pending, memory_order_relaxed);
+}
 /* st__log_record - append a record to this thread's chunk of the arena's log.
  * 0, or -1 when there is no log (or it is full): send it over the socket. */
 int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n);

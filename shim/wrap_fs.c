@@ -1711,11 +1711,8 @@ static __attribute__((noinline)) void *dlmopen_path(Lmid_t lm, const char *path,
  * own paths) is noted as after a dlopen by name */
 static void *noted(void *h)
 {
-	if (h) {
-		int saved = errno;
-		st__note_libraries();
-		errno = saved;
-	}
+	if (h)
+		st__note_libraries(); /* errno is the real call's */
 	return h;
 }
 
@@ -1741,7 +1738,7 @@ EXPORT void *dlopen(const char *path, int flags)
  * unloaded (closed before the next checked call, it was never recorded). */
 EXPORT int dlclose(void *handle)
 {
-	if (!st__depth)
+	if (!st__depth && st__libs_due())
 		st__libs_flush(false);
 	return REAL(dlclose)(handle);
 }
