@@ -1,0 +1,39 @@
+/*
+ * tests/bench/attach_arena.c - make the arena of scripts/bench-start's "attach" variant
+ * (tests/bench/attach_preload.c): a POSIX shared-memory arena of the daemon's default size
+ * with its record log, as sandtraced makes one, and no Ctrie, policy or daemon.
+ *
+ * usage: attach_arena           prints the arena's name (for BENCH_ATTACH_ARENA), exit 0
+ *        attach_arena -u NAME   removes it
+ * Errors go to stderr with exit 1.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sandtrace/arena.h"
+#include "sandtrace/log.h"
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "-u") == 0) {
+		int rc = sandtrace_arena_unlink(argv[2]);
+		if (rc < 0) {
+			fprintf(stderr, "attach_arena: %s: %s\n", argv[2], strerror(-rc));
+			return 1;
+		}
+		return 0;
+	}
+	struct sandtrace_arena a;
+	char name[SANDTRACE_ARENA_NAME_MAX];
+	int rc = sandtrace_arena_create(&a, SANDTRACE_ARENA_DEFAULT_SIZE, 0, name);
+	if (rc == 0)
+		rc = sandtrace_log_init(&a, (uint32_t)(SANDTRACE_ARENA_DEFAULT_SIZE / 256 > (1u << 20)
+							   ? 1u << 20
+							   : SANDTRACE_ARENA_DEFAULT_SIZE / 256));
+	if (rc < 0) {
+		fprintf(stderr, "attach_arena: %s\n", strerror(-rc));
+		return 1;
+	}
+	printf("%s\n", name);
+	return 0;
+}
