@@ -1082,8 +1082,13 @@ static unsigned accept_all(struct daemon *d)
 
 /* How often the record log in the arena is drained while the run goes on,
  * and how many entries the event loop dispatches between two looks at its
- * sockets. */
-#define LOG_INTERVAL_MS 20
+ * sockets.  Nothing waits on the timed drain (entries stay in the arena until
+ * the run ends; a record from the socket drains what precedes it first; an
+ * asker is answered between slices): it only keeps the report current.  Each
+ * wake-up costs the build a context switch on a busy machine: at 20 ms the
+ * daemon took 37-39 ms of CPU over a zlib build, at 100 ms 20-22 ms
+ * (docs/BENCHMARKS.md, stop 21). */
+#define LOG_INTERVAL_MS 100
 #define LOG_SLICE 32
 
 /*
