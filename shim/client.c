@@ -207,10 +207,14 @@ static int append_in(uint64_t *chunk, unsigned *chunks, int32_t pid, unsigned ty
 	return -1;
 }
 
+__thread struct st_logtls st__logtls; /* shim.h */
+__thread bool st__ctor_thread;        /* shim.h */
+
 int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n)
 {
 	if (!st__g.arena.base || !st__g.log_ok)
 		return -1;
+	struct st_logtls *l = &st__logtls;
 	if (st__vchild) {
 		/* a vfork child (pid from the kernel): first into the chunk of the
 		 * thread that called vfork, which is suspended until the child
@@ -221,28 +225,31 @@ int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n
 		 * thread's is written: a child killed in the middle leaves the
 		 * entry unpublished (its used not stored), and the thread's next
 		 * append writes over it.  Else a chunk of its own (st__vf). */
-		struct st_tls *t = st__tls_bufs;
-		if (!st__vf.chunk && t && t->chunk &&
-		    t->chunk_gen == atomic_load_explicit(&st__g.fork_gen, memory_order_acquire) &&
-		    sandtrace_log_append(&st__g.arena, t->chunk, st__pid(), st__g.uid, type, flags,
+		if (!st__vf.chunk && l->chunk &&
+		    l->gen == atomic_load_explicit(&st__g.fork_gen, memory_order_acquire) &&
+		    sandtrace_log_append(&st__g.arena, l->chunk, st__pid(), st__g.uid, type, flags,
 					 iov, n) == 0)
 			return 0;
 		return append_in(&st__vf.chunk, &st__vf.chunks, st__pid(), type, flags, iov, n);
 	}
-	struct st_tls *t = st__tls();
-	if (!t)
+	/* another thread's first record takes its buffers, whose destructor
+	 * seals its chunk at the thread's end (the constructor's thread's is
+	 * sealed at the process's exit) */
+	if (!st__ctor_thread && !st__tls_bufs && !st__tls())
 		return -1;
 	/* acquire: pairs with the release increment in a forked child */
 	unsigned gen = atomic_load_explicit(&st__g.fork_gen, memory_order_acquire);
-	if (t->chunk && t->chunk_gen != gen) {
-		t->chunk = 0; /* the parent's chunk, inherited through fork: not ours */
-		t->chunks = 0;
+	if (l->gen != gen) {
+		if (l->chunk) { /* the parent's chunk, inherited through fork: not ours */
+			l->chunk = 0;
+			l->chunks = 0;
+		}
+		l->gen = gen; /* of the chunk it takes */
 	}
-	t->chunk_gen = gen; /* of the chunk it has, or of the one it takes */
-	return append_in(&t->chunk, &t->chunks, st__g.pid, type, flags, iov, n);
+	return append_in(&l->chunk, &l->chunks, st__g.pid, type, flags, iov, n);
 }
 
-void st__log_seal(struct st_tls *t)
+void st__log_seal(void)
 {
 	if (st__vchild) { /* the chunk to seal is the vfork child's own */
 		if (st__vf.chunk && st__g.arena.base)
@@ -250,11 +257,11 @@ void st__log_seal(struct st_tls *t)
 		st__vf.chunk = 0;
 		return;
 	}
-	if (t && t->chunk && st__g.arena.base &&
-	    t->chunk_gen == atomic_load_explicit(&st__g.fork_gen, memory_order_acquire))
-		sandtrace_log_seal(&st__g.arena, t->chunk);
-	if (t)
-		t->chunk = 0;
+	struct st_logtls *l = &st__logtls;
+	if (l->chunk && st__g.arena.base &&
+	    l->gen == atomic_load_explicit(&st__g.fork_gen, memory_order_acquire))
+		sandtrace_log_seal(&st__g.arena, l->chunk);
+	l->chunk = 0;
 }
 
 /* HELLO without a system call but readlink: argv as the constructor got it.
@@ -413,7 +420,7 @@ void st__send_exit(int status, bool child, pid_t pid)
 	struct iovec iov[1] = {{&e, sizeof(e)}};
 	if (st__log_record(SANDTRACE_MSG_EXIT, child ? SANDTRACE_EF_CHILD : 0, iov, 1) == 0) {
 		if (!child)
-			st__log_seal(st__tls());
+			st__log_seal();
 		errno = saved;
 		return;
 	}

@@ -40,7 +40,7 @@ static void tls_free(void *p)
 	/* the end of a thread whose dlopen was noted too early (st__libs_mine) */
 	if (st__libs_mine && !st__depth)
 		st__libs_flush(false);
-	st__log_seal(p);
+	st__log_seal(); /* this thread's chunk: a key destructor runs in its thread */
 	/* another thread-exit destructor may still make a checked call: it
 	 * must map fresh buffers (freed on the next destructor round), not
 	 * use these */
@@ -534,6 +534,7 @@ static void drop_exe_hint(void)
 /* glibc passes (argc, argv, envp) to the constructors of preloaded objects. */
 __attribute__((constructor)) static void st_ctor(int argc, char **argv, char **envp)
 {
+	st__ctor_thread = true;
 	st__depth++;
 	st__init();
 	if (st__g.active)

@@ -441,9 +441,6 @@ _Static_assert(sizeof(struct st_memo_ent) == 128, "two entries per cache line pa
  * stack may be a small alternate signal stack); a thread-exit destructor
  * unmaps them. */
 struct st_tls {
-	uint64_t chunk;          /* this thread's record-log chunk in the arena, or 0 */
-	unsigned chunk_gen;      /* st__g.fork_gen when the chunk was taken */
-	unsigned chunks;         /* chunks this thread has taken (the first one is small) */
 	unsigned memo_calls;     /* eligible calls: to ST_MEMO_AFTER, then since the memo was dropped */
 	unsigned memo_probes;    /* memo probes, and how many hit (saturate after the trial) */
 	unsigned memo_hits;
@@ -453,6 +450,25 @@ struct st_tls {
 	char scratch[ST_PATH_BUF];
 	_Alignas(128) struct st_memo_ent memo[ST_MEMO_WAYS]; /* past scratch: pages no call touches until the memo is used */
 };
+/*
+ * A thread's record-log chunk (client.c), in the thread's static TLS block
+ * (beside the thread control block, which libc has written by the time any
+ * code of the shim runs), not in its buffers: a process that records only
+ * its HELLO and its EXIT (a /bin/true) never touches a page of the buffers,
+ * nor makes libc's thread key.  Sealed at the thread's end by the buffers'
+ * destructor (a thread other than the constructor's takes its buffers with
+ * its first record) and at the process's exit (st__send_exit).  A vfork child
+ * shares it with the thread that called vfork (same memory, same TLS).
+ */
+struct st_logtls {
+	uint64_t chunk;  /* the chunk in the arena, or 0 */
+	unsigned gen;    /* st__g.fork_gen when the chunk was taken */
+	unsigned chunks; /* chunks this thread has taken (the first one is small) */
+};
+extern __thread struct st_logtls st__logtls;
+/* true in the thread that ran the shim's constructor (normally main) */
+extern __thread bool st__ctor_thread;
+
 /* st__tls - this thread's buffers, or NULL when they cannot be mapped (the
  * call then passes through unchecked). */
 struct st_tls *st__tls(void);
@@ -726,8 +742,9 @@ int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n
  * no log (send it over the socket). */
 bool st__log_hello(void);
 bool st__log_hello_as(int32_t ppid);
-/* st__log_seal - the thread is done with its chunk. */
-void st__log_seal(struct st_tls *t);
+/* st__log_seal - the calling thread is done with its chunk (st__logtls; a
+ * vfork child's own, st__vf's, in a vfork child). */
+void st__log_seal(void);
 
 /* Exec support (wrap_exec.c). */
 void st__exit_hook(int status);

@@ -643,4 +643,65 @@ if cc -shared -fPIC -o "$W/dl/lib/libxns.so" "$W/dl/l.c"; then
 else
 	bad "cc: the dlmopen test could not be built"
 fi
+# a thread's log chunk is in its static TLS, apart from its buffers (taken at its first
+# checked call): threads whose main thread never makes one, chunks filled past the first,
+# a thread that ends with pthread_exit, a fork from the main thread whose child and parent
+# then record at once: every record there
+cat > "$W/lt.c" <<'EOF'
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+static const char *dir;
+static void *work(void *p)
+{
+	char b[4096];
+	struct stat st;
+	for (int i = 0; i < 300; i++) { /* 300 records: past the first, small, chunk */
+		snprintf(b, sizeof b, "%s/t%ld-%d", dir, (long)p, i);
+		stat(b, &st);
+	}
+	if ((long)p == 2)
+		pthread_exit(p);
+	return p;
+}
+int main(int argc, char **argv)
+{
+	pthread_t t[6];
+	dir = argv[1];
+	for (long i = 0; i < 6; i++)
+		if (pthread_create(&t[i], NULL, work, (void *)i) != 0)
+			return 1;
+	for (int i = 0; i < 6; i++)
+		pthread_join(t[i], NULL);
+	pid_t c = fork();
+	if (c == 0) {
+		work((void *)7);
+		_exit(4);
+	}
+	work((void *)8); /* beside the child: each in its own chunk */
+	int status;
+	if (c < 0 || waitpid(c, &status, 0) != c || !WIFEXITED(status) || WEXITSTATUS(status) != 4)
+		return 1;
+	return 3;
+}
+EOF
+if cc -O2 -pthread -o "$W/lt" "$W/lt.c"; then
+	mkdir -p "$W/ltd"
+	"$ST" run --report "$W/lt.jsonl" -- "$W/lt" "$W/ltd"; rc=$?
+	check "threads' chunks: main's exit status 3 (got $rc)" test "$rc" -eq 3
+	n=$("$ST" report --list "$W/lt.jsonl" | grep -c "	$W/ltd/t[0-9]-")
+	check "threads' chunks: 6 threads x 300, a forked child's 300, its parent's 300 beside it (got $n)" test "$n" -eq 2400
+	check "threads' chunks: the last of a thread that called pthread_exit" hasany "$W/ltd/t2-299" "$W/lt.jsonl"
+	check "threads' chunks: the forked child's last" hasany "$W/ltd/t7-299" "$W/lt.jsonl"
+	check "threads' chunks: the run is complete" test "$(summary_field "$W/lt.jsonl" complete)" = true
+	check "threads' chunks: the process records' exit statuses 3 and 4" python3 -c '
+import json, sys
+ex = sorted(r.get("exit") for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "process")
+sys.exit(ex != [3, 4])' "$W/lt.jsonl"
+else
+	bad "cc: the threads' chunks test could not be built"
+fi
 done_
