@@ -58,6 +58,18 @@
 void *st__resolve(_Atomic(void *) *slot, const char *name);
 
 /*
+ * st__resolve_all - resolve every slot of symbols.def now, once per process
+ * (a forked child inherits the slots).  Called before a process's second
+ * thread is made (the pthread_create wrapper): a wrapper's first call
+ * otherwise resolves its real function with dlsym, which takes the loader's
+ * lock, so that a thread's first call of a wrapper waited for any dlopen
+ * another thread was in (its search, a library's constructor), and waited
+ * for good when that dlopen waited for the thread.  ≈ 200 dlsym calls, only
+ * in processes that start threads; errno preserved.  Not async-signal-safe.
+ */
+void st__resolve_all(void);
+
+/*
  * ST_HOT: a small variable every traced process touches, placed in .data
  * next to st__g instead of in .bss.  The shim's .bss is ~90 KiB (the first
  * thread's buffers, the cwd cache, the env store) and a variable the

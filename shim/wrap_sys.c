@@ -302,3 +302,16 @@ EXPORT long syscall(long nr, ...)
 		return REAL(syscall)(nr, a1, a2, a3, a4, a5, a6);
 	}
 }
+
+/*
+ * pthread_create: the process's real functions are all resolved before its
+ * second thread exists (st__resolve_all, once), so that no thread's first
+ * call of a wrapper takes the loader's lock (dlsym) while another thread is
+ * inside dlopen.  Then libc's.  Threads made by a raw clone are not covered:
+ * their first calls resolve as before.
+ */
+EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	st__resolve_all();
+	return REAL(pthread_create)(th, attr, fn, arg);
+}

@@ -704,4 +704,54 @@ sys.exit(ex != [3, 4])' "$W/lt.jsonl"
 else
 	bad "cc: the threads' chunks test could not be built"
 fi
+# a thread's first call of a wrapper while another thread is inside dlopen, whose library's
+# constructor waits for that call: the wrapper resolved its real function with dlsym at its
+# first call, which waits for the loader's lock that dlopen holds (the constructor timed out
+# after 3 s, and would have hung without its timeout); resolved before the thread exists now
+cat > "$W/ctw.c" <<'EOF'
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+volatile int st_go, st_done;
+static const char *gone;
+static void *worker(void *p)
+{
+	while (!st_go)
+		usleep(1000);
+	rmdir(gone); /* this process's first rmdir */
+	st_done = 1;
+	return p;
+}
+int main(int argc, char **argv)
+{
+	pthread_t t;
+	gone = argv[2];
+	if (pthread_create(&t, NULL, worker, NULL) != 0)
+		return 1;
+	void *h = dlopen(argv[1], RTLD_NOW);
+	pthread_join(t, NULL);
+	puts(!h ? "no library" : st_done == 2 ? "in time" : "timed out");
+	return 0;
+}
+EOF
+cat > "$W/ctl.c" <<'EOF'
+#include <unistd.h>
+extern volatile int st_go, st_done;
+__attribute__((constructor)) static void wait_for_worker(void)
+{
+	st_go = 1;
+	for (int i = 0; i < 3000 && !st_done; i++)
+		usleep(1000);
+	if (st_done)
+		st_done = 2;
+}
+EOF
+if cc -O2 -rdynamic -pthread -o "$W/ctw" "$W/ctw.c" -ldl && cc -shared -fPIC -o "$W/libctl.so" "$W/ctl.c"; then
+	out=$("$ST" run --report "$W/ctw.jsonl" -- "$W/ctw" "$W/libctl.so" "$W/no-such-dir")
+	check "a thread's first wrapped call during another's dlopen: in time (got: $out)" test "$out" = "in time"
+	check "... and recorded" hasany "$W/no-such-dir" "$W/ctw.jsonl"
+else
+	bad "cc: the dlopen constructor test could not be built"
+fi
 done_
