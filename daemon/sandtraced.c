@@ -1925,6 +1925,18 @@ static void reload_policy(struct daemon *d)
 		st__policy_free(&pol);
 		return;
 	}
+	/* what was recorded before the reload was judged by the current policy:
+	 * dispatched under it (record_path's ask and the rule a violation
+	 * names read the daemon's table), and before the policy record.  The
+	 * log holds up to LOG_INTERVAL_MS of records the timed drain has not
+	 * taken: those of a process that then sent the SIGHUP were reported as
+	 * violations of the new policy's rules (an allow rule named; reads of
+	 * an undeclared package under a plain allow turned into ask violations
+	 * when the new policy asked) */
+	struct client *c, *tmp;
+	HASH_ITER(hh, d->clients, c, tmp)
+	client_read(d, c, 0);
+	drain_log(d, true);
 	if (publish_policy(d, &pol, err, sizeof(err)) < 0) {
 		st__log("error: policy reload: %s (the current policy stays)", err);
 		st__policy_free(&pol);

@@ -140,6 +140,16 @@ check "reload: sandtrace report says so" \
 	sh -c "\"$ST\" report \"$W/reload.jsonl\" | grep -q 'policy reloaded 1 time'"
 check "reload: the refusal before it is a violation" \
 	sh -c "grep '\"type\":\"violation\"' '$W/reload.jsonl' | grep -q '$W/secret'"
+# made under the old policy, and still in the record log when the SIGHUP came (the same
+# process sent it): judged by the old rules, before the policy record (it named the new
+# policy's "allow any" line, after the policy record)
+check "reload: the refusal names the old deny rule, before the policy record" python3 -c '
+import json, sys
+rs = list(map(json.loads, open(sys.argv[1])))
+p = [r["seq"] for r in rs if r["type"] == "policy"]
+v = [(r["seq"], r["rule"]) for r in rs if r["type"] == "violation" and r["path"] == sys.argv[2]]
+sys.exit(0 if p and v == [(v[0][0], sys.argv[3] + ":1")] and v[0][0] < p[0] else "violations %r, policy record %r" % (v, p))' \
+	"$W/reload.jsonl" "$W/secret" "$PR"
 # the other way, for a path a running process holds warm (its thread's memo of
 # warm accesses answers): refused on its next call after a reload brings a deny
 # rule (a daemon of its own: the reloads above are counted)
