@@ -31,6 +31,9 @@ int main(int argc, char **argv)
 							   ? 1u << 20
 							   : SANDTRACE_ARENA_DEFAULT_SIZE / 256));
 	if (rc < 0) {
+		/* an arena made before the log failed is removed: nobody else knows its name */
+		if (name[0] != '\0')
+			sandtrace_arena_unlink(name);
 		fprintf(stderr, "attach_arena: %s\n", strerror(-rc));
 		return 1;
 	}
