@@ -91,20 +91,6 @@ struct st_tls *st__tls(void)
 	return m;
 }
 
-static _Atomic bool resolved_all;
-
-void st__resolve_all(void)
-{
-	if (atomic_load_explicit(&resolved_all, memory_order_acquire))
-		return;
-	int saved = errno;
-#define SYM(ret, name, params) (void)REAL(name);
-#include "symbols.def"
-#undef SYM
-	atomic_store_explicit(&resolved_all, true, memory_order_release);
-	errno = saved;
-}
-
 long st__enosys_stub(void)
 {
 	errno = ENOSYS;

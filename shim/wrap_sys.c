@@ -303,6 +303,24 @@ EXPORT long syscall(long nr, ...)
 	}
 }
 
+static _Atomic bool resolved_all;
+
+/* here, among the wrappers laid out after the code every process runs
+ * (shim/meson.build): its ~200 look-ups are 6 KiB of code, which in init.c
+ * pushed that code into one more 64 KiB window, a page fault in every
+ * process (and as `cold` it would go in front of it) */
+void st__resolve_all(void)
+{
+	if (atomic_load_explicit(&resolved_all, memory_order_acquire))
+		return;
+	int saved = errno;
+#define SYM(ret, name, params) (void)REAL(name);
+#include "symbols.def"
+#undef SYM
+	atomic_store_explicit(&resolved_all, true, memory_order_release);
+	errno = saved;
+}
+
 /*
  * pthread_create: the process's real functions are all resolved before its
  * second thread exists (st__resolve_all, once), so that no thread's first
