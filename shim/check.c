@@ -1400,8 +1400,9 @@ void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, 
 
 bool st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow, int err)
 {
-	/* slot 0 shares its page with the thread's log-chunk fields: a process
-	 * whose first records are its libraries touches one page, not two.
+	/* slot 0 shares the first page of the thread's buffers with their
+	 * other fields: a process whose first records are its libraries
+	 * touches one page of them, not two.
 	 * Its callers record what the loader mapped (DT_NEEDED, a dlopen by
 	 * name): judged first, so that a library the sandbox denies is a
 	 * violation (st__pre records it) and not an allowed read; it was read

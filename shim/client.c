@@ -235,7 +235,7 @@ int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n
 	/* another thread's first record takes its buffers, whose destructor
 	 * seals its chunk at the thread's end (the constructor's thread's is
 	 * sealed at the process's exit) */
-	if (!st__ctor_thread && !st__tls_bufs && !st__tls())
+	if (!st__ctor_thread && !st__tls())
 		return -1;
 	/* acquire: pairs with the release increment in a forked child */
 	unsigned gen = atomic_load_explicit(&st__g.fork_gen, memory_order_acquire);
