@@ -1030,6 +1030,14 @@ static bool client_read(struct daemon *d, struct client *c, unsigned max_reads)
 }
 
 /* Accept every pending connection; returns how many. */
+/* Read every connected client until its socket holds nothing more. */
+static void read_clients_dry(struct daemon *d)
+{
+	struct client *c, *tmp;
+	HASH_ITER(hh, d->clients, c, tmp)
+	client_read(d, c, 0);
+}
+
 static unsigned accept_all(struct daemon *d)
 {
 	unsigned n = 0;
@@ -1287,9 +1295,7 @@ static void drain(struct daemon *d)
 {
 	for (int round = 0; round < 16; round++) {
 		unsigned accepted = accept_all(d);
-		struct client *c, *tmp;
-		HASH_ITER(hh, d->clients, c, tmp)
-		client_read(d, c, 0);
+		read_clients_dry(d);
 		if (accepted == 0 && round > 0)
 			break;
 	}
@@ -1933,9 +1939,7 @@ static void reload_policy(struct daemon *d)
 	 * violations of the new policy's rules (an allow rule named; reads of
 	 * an undeclared package under a plain allow turned into ask violations
 	 * when the new policy asked) */
-	struct client *c, *tmp;
-	HASH_ITER(hh, d->clients, c, tmp)
-	client_read(d, c, 0);
+	read_clients_dry(d);
 	drain_log(d, true);
 	if (publish_policy(d, &pol, err, sizeof(err)) < 0) {
 		st__log("error: policy reload: %s (the current policy stays)", err);
@@ -2163,12 +2167,7 @@ int main(int argc, char **argv)
 		int rc = sandtrace_ctrie_init(&d->arena);
 		if (rc < 0)
 			fatal("starting the Ctrie: %s", strerror(-rc));
-		/* 1M chunk slots: 8 MiB of table, touched only as used */
-		/* one slot per 256 bytes of arena, at most 1M (8 MiB of table,
-		 * touched only as used): small arenas keep room for the Ctrie */
-		uint64_t slots = d->arena_size / 256;
-		rc = sandtrace_log_init(&d->arena, (uint32_t)(slots > (1u << 20) ? (1u << 20)
-						  : slots < 64 ? 64 : slots));
+		rc = sandtrace_log_init(&d->arena, sandtrace_log_cap_for(d->arena_size));
 		if (rc < 0)
 			fatal("starting the record log: %s", strerror(-rc));
 		if (st__mf_publish(d->mf, &d->arena) < 0)

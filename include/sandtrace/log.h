@@ -92,6 +92,15 @@ const struct sandtrace_log_chunk *sandtrace_log_small(const struct sandtrace_are
  */
 int sandtrace_log_init(struct sandtrace_arena *a, uint32_t cap);
 
+/* sandtrace_log_cap_for - the chunk slots a run gives an arena of size bytes:
+ * one per 256 bytes (small arenas keep room for the Ctrie), at least 64 and
+ * at most 1M (8 MiB of table, touched only as used).  Pure. */
+static inline uint32_t sandtrace_log_cap_for(uint64_t size)
+{
+	uint64_t slots = size / 256;
+	return (uint32_t)(slots > (UINT64_C(1) << 20) ? UINT64_C(1) << 20 : slots < 64 ? 64 : slots);
+}
+
 /*
  * sandtrace_log_chunk_new - allocate a chunk of at least cap data bytes for
  * pid and register it: a small chunk (cap == SANDTRACE_LOG_CHUNK_FIRST) in

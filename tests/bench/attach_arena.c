@@ -27,9 +27,7 @@ int main(int argc, char **argv)
 	char name[SANDTRACE_ARENA_NAME_MAX];
 	int rc = sandtrace_arena_create(&a, SANDTRACE_ARENA_DEFAULT_SIZE, 0, name);
 	if (rc == 0)
-		rc = sandtrace_log_init(&a, (uint32_t)(SANDTRACE_ARENA_DEFAULT_SIZE / 256 > (1u << 20)
-							   ? 1u << 20
-							   : SANDTRACE_ARENA_DEFAULT_SIZE / 256));
+		rc = sandtrace_log_init(&a, sandtrace_log_cap_for(SANDTRACE_ARENA_DEFAULT_SIZE));
 	if (rc < 0) {
 		/* an arena made before the log failed is removed: nobody else knows its name */
 		if (name[0] != '\0')
