@@ -54,13 +54,13 @@ static int move_high(int fd)
 static ssize_t own_exe(char *exe)
 {
 	if (st__g.exe_len > 0) {
-		memcpy(exe, st__g.exe, st__g.exe_len);
+		st__copy(exe, st__g.exe, st__g.exe_len);
 		return st__g.exe_len;
 	}
 	ssize_t n = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", exe, PATH_MAX);
 	/* a vfork child's memory is its parent's: its exe is not kept there */
 	if (n > 0 && (size_t)n <= sizeof(st__g.exe) && !st__vchild) {
-		memcpy(st__g.exe, exe, (size_t)n);
+		st__copy(st__g.exe, exe, (size_t)n);
 		st__g.exe_len = (uint16_t)n;
 	}
 	return n;
@@ -301,7 +301,7 @@ bool st__log_hello_as(int32_t ppid)
 	iov[k++] = (struct iovec){(void *)exe, h.exe_len};
 	uint64_t alen = 0;
 	for (int i = 0; i < st__g.argc && st__g.argv[i]; i++) {
-		size_t l = strlen(st__g.argv[i]) + 1; /* with its NUL */
+		size_t l = st__strlen(st__g.argv[i]) + 1; /* with its NUL */
 		iov[k++] = (struct iovec){st__g.argv[i], l};
 		alen += l;
 	}

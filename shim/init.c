@@ -67,8 +67,16 @@ struct st_tls *st__tls(void)
 						    memory_order_relaxed, memory_order_relaxed)) {
 		m = &first_tls;
 	} else {
+#if ST_HAVE_RAW_SYSCALL
+		/* an inline system call: libc's mmap is a page of its code that
+		 * this part of the shim (shim/layout.ld) does not touch */
+		long r = ST_SYSCALL(SYS_mmap, NULL, sizeof(struct st_tls), PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		m = r == -1 ? MAP_FAILED : (void *)r;
+#else
 		m = mmap(NULL, sizeof(struct st_tls), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+#endif
 		if (m == MAP_FAILED)
 			return NULL;
 	}
@@ -121,12 +129,13 @@ void *st__resolve(_Atomic(void *) *slot, const char *name)
 extern char **environ;
 static const char *env_get(const char *name)
 {
-	size_t n = strlen(name);
 	if (!environ)
 		return NULL;
-	for (char **e = environ; *e; e++)
-		if (!strncmp(*e, name, n) && (*e)[n] == '=')
-			return *e + n + 1;
+	for (char **e = environ; *e; e++) {
+		const char *v = st__skip_prefix(*e, name);
+		if (v && *v == '=')
+			return v + 1;
+	}
 	return NULL;
 }
 
@@ -138,7 +147,7 @@ static void copy_env(const char **dst, size_t max, const char *name)
 	const char *v = env_get(name);
 	if (!v)
 		return;
-	size_t n = strlen(v);
+	size_t n = st__strlen(v);
 	if (n >= max)
 		return;
 	char *d;
@@ -151,7 +160,7 @@ static void copy_env(const char **dst, size_t max, const char *name)
 	} else {
 		return;
 	}
-	memcpy(d, v, n + 1);
+	st__copy(d, v, n + 1);
 	*dst = d;
 }
 
@@ -169,14 +178,20 @@ static void take_exe_hint(void)
 	size_t n = 0;
 	for (; *v >= '0' && *v <= '9' && n <= PATH_MAX; v++)
 		n = n * 10 + (size_t)(*v - '0');
-	if (*v++ != ':' || n > PATH_MAX || strnlen(v, n) != n || strncmp(v, fn, n) != 0 ||
-	    fn[n] != 0)
+	if (*v++ != ':' || n > PATH_MAX)
+		return;
+	/* v's first n bytes are fn's, and fn ends there (a NUL in v stops the
+	 * loop at fn's, which differs from it or ends fn early) */
+	size_t i = 0;
+	while (i < n && v[i] && v[i] == fn[i])
+		i++;
+	if (i != n || fn[n] != 0)
 		return;
 	const char *r = v + n;
-	size_t rl = strlen(r);
+	size_t rl = st__strlen(r);
 	if (r[0] != '/' || rl > sizeof(st__g.exe))
 		return;
-	memcpy(st__g.exe, r, rl);
+	st__copy(st__g.exe, r, rl);
 	st__g.exe_len = (uint16_t)rl;
 }
 
@@ -345,7 +360,7 @@ void st__leave(struct st_call *c)
  * library sets' memo one probe for all of them. */
 static const char *noted_name(const char *n)
 {
-	return n && n[0] == '/' && strcmp(n, st__g.lib_path) != 0 ? n : NULL;
+	return n && n[0] == '/' && !st__streq(n, st__g.lib_path) ? n : NULL;
 }
 static const char *noted_object(const struct dl_phdr_info *info)
 {
@@ -368,7 +383,7 @@ static uint64_t fmix64(uint64_t x)
  * the walk records (walk_object), in the loader's order, chained through fmix64. */
 static uint64_t libset_chain(uint64_t h, const char *n)
 {
-	return fmix64(h ^ sandtrace_ctrie_hash(SANDTRACE_KIND_READ, n, strlen(n)));
+	return fmix64(h ^ sandtrace_ctrie_hash(SANDTRACE_KIND_READ, n, st__strlen(n)));
 }
 
 /* One walk of the loader's list: the set's hash (libset_chain) and how many
@@ -526,7 +541,7 @@ static void drop_exe_hint(void)
 		return;
 	char **w = environ;
 	for (char **e = environ; *e; e++)
-		if (strncmp(*e, name, sizeof(name) - 1) != 0)
+		if (!st__skip_prefix(*e, name))
 			*w++ = *e;
 	*w = NULL;
 }

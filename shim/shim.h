@@ -87,6 +87,46 @@ void st__resolve_all(void);
  */
 #define ST_EVERY __attribute__((section(".text.hot.st_every")))
 
+/*
+ * String helpers for the code every traced process runs at its start (the
+ * environment, the executable's hint, the arena's name, the HELLO, the
+ * libraries' names).  libc's own are IFUNC-selected variants, each on a
+ * page of libc's code that a process which never calls them (/bin/true)
+ * would not touch: seven such pages cost a traced child's start ≈ 5 µs on
+ * this project's VM (docs/BENCHMARKS.md, stop 22).  Byte loops: the strings
+ * are short (names and paths); the shim is built with
+ * -fno-tree-loop-distribute-patterns so that GCC does not turn them back
+ * into calls.  Async-signal-safe.
+ */
+static inline size_t st__strlen(const char *s)
+{
+	const char *p = s;
+	while (*p)
+		p++;
+	return (size_t)(p - s);
+}
+static inline void st__copy(void *dst, const void *src, size_t n)
+{
+	unsigned char *d = dst;
+	const unsigned char *s = src;
+	while (n--)
+		*d++ = *s++;
+}
+/* s begins with pfx: a pointer past it, else NULL */
+static inline const char *st__skip_prefix(const char *s, const char *pfx)
+{
+	while (*pfx)
+		if (*s++ != *pfx++)
+			return NULL;
+	return s;
+}
+static inline bool st__streq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
 /* Bump a statistics counter: a plain load and store while the process has
  * one thread (glibc's __libc_single_threaded: most processes of a build),
  * a locked add once it has more, so that threads racing on it lose no

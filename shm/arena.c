@@ -18,6 +18,26 @@
 
 #include "sandtrace/arena.h"
 
+#if defined(SANDTRACE_IN_SHIM)
+#include "../shim/rawsys.h"
+#endif
+#if defined(SANDTRACE_IN_SHIM) && ST_HAVE_RAW_SYSCALL
+#include <sys/syscall.h>
+/* In the preload, by inline system calls: libc's mmap and munmap sit on a
+ * page of its code that a process which never calls them would not touch
+ * (a traced /bin/true's start, docs/BENCHMARKS.md stop 22), and the
+ * shim's wrappers do not see these either way.  Same contract as libc's. */
+#define st__mmap(addr, len, prot, flags, fd, off)                                                 \
+	((void *)st__sys6(SYS_mmap, (long)(addr), (long)(len), (prot), (flags), (fd), (long)(off)))
+static inline int st__munmap(void *addr, size_t len)
+{
+	return (int)st__sys6(SYS_munmap, (long)addr, (long)len, 0, 0, 0, 0);
+}
+#else
+#define st__mmap mmap
+#define st__munmap munmap
+#endif
+
 /* Smallest arena accepted by create (arena.h: "at least 64 KiB"). */
 #define ST__ARENA_MIN_SIZE (UINT64_C(64) << 10)
 
@@ -111,7 +131,7 @@ static void *st__map_spans(int fd, size_t size, bool beside_loader)
 #endif
 	size_t len = (size + page - 1) & ~(page - 1);
 	if (len < size || len + span < len)
-		return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		return st__mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 #if defined(MAP_FIXED_NOREPLACE) && (defined(__x86_64__) || defined(__aarch64__))
 	/* An attach first tries above the loader (one call, undone the same
 	 * way when the kernel took the address as a hint) */
@@ -121,12 +141,12 @@ static void *st__map_spans(int fd, size_t size, bool beside_loader)
 		at = st__above_loader(len, page);
 #endif
 	if (at) {
-		char *q = mmap((void *)at, size, PROT_READ | PROT_WRITE,
+		char *q = st__mmap((void *)at, size, PROT_READ | PROT_WRITE,
 			       MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 		if (q == (char *)at)
 			return q;
 		if (q != MAP_FAILED)
-			munmap(q, size);
+			st__munmap(q, size);
 	}
 	/* Then, one system call: where the kernel's top-down search would put
 	 * it, rounded down to a span.  At a process's start the lowest mapping
@@ -137,29 +157,29 @@ static void *st__map_spans(int fd, size_t size, bool beside_loader)
 	uintptr_t tp = (uintptr_t)__builtin_thread_pointer();
 	if (tp > len + 2 * span) {
 		char *want = (char *)((tp - span - len) & ~(uintptr_t)(span - 1));
-		char *q = mmap(want, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
+		char *q = st__mmap(want, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED_NOREPLACE,
 			       fd, 0);
 		if (q == want)
 			return q;
 		if (q != MAP_FAILED)
-			munmap(q, size);
+			st__munmap(q, size);
 	}
 #endif
-	char *r = mmap(NULL, len + span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+	char *r = st__mmap(NULL, len + span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
 		       -1, 0);
 	if (r == MAP_FAILED)
-		return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		return st__mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	char *p = (char *)(((uintptr_t)r + span - 1) & ~(uintptr_t)(span - 1));
-	if (mmap(p, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+	if (st__mmap(p, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
 		int e = errno;
-		munmap(r, len + span);
+		st__munmap(r, len + span);
 		errno = e;
 		return MAP_FAILED;
 	}
 	if (p > r)
-		munmap(r, (size_t)(p - r));
+		st__munmap(r, (size_t)(p - r));
 	if (r + len + span > p + len)
-		munmap(p + len, (size_t)(r + len + span - (p + len)));
+		st__munmap(p + len, (size_t)(r + len + span - (p + len)));
 	return p;
 }
 
@@ -320,7 +340,7 @@ int sandtrace_arena_create_in(struct sandtrace_arena *a, uint64_t size, uint32_t
 						       ? SANDTRACE_ARENA_SEGMENT
 						       : st__align_up(sizeof(*h));
 		if (!st__populate(a, 0, (first + pg - 1) & ~(pg - 1))) {
-			munmap(p, (size_t)size);
+			st__munmap(p, (size_t)size);
 			a->base = NULL;
 			a->size = 0;
 			a->page = 0;
@@ -412,7 +432,7 @@ int sandtrace_arena_map_fd(struct sandtrace_arena *a, int fd, uint64_t size, uin
 		return -errno;
 	/* The header's size must equal the object's: every bound below uses it. */
 	if (!st__header_ok(p, size)) {
-		munmap(p, (size_t)size);
+		st__munmap(p, (size_t)size);
 		return -EPROTO;
 	}
 	a->base = p;
@@ -445,7 +465,7 @@ int sandtrace_arena_attach(struct sandtrace_arena *a, const char *name)
 void sandtrace_arena_detach(struct sandtrace_arena *a)
 {
 	if (a->base != NULL)
-		munmap(a->base, (size_t)a->size);
+		st__munmap(a->base, (size_t)a->size);
 	a->base = NULL;
 	a->size = 0;
 	a->page = 0;

@@ -188,13 +188,13 @@ int st__arena_open(const char *name, uint64_t *size, uint64_t *blksize)
 {
 	static const char dir[] = "/dev/shm";
 	char p[sizeof(dir) + SANDTRACE_ARENA_NAME_MAX];
-	size_t n = strlen(name);
+	size_t n = st__strlen(name);
 	if (name[0] != '/' || n < 2 || n >= SANDTRACE_ARENA_NAME_MAX)
 		return -EINVAL;
 	const char *path = name;
 	if (!sandtrace_arena_name_is_path(name)) {
-		memcpy(p, dir, sizeof(dir) - 1);
-		memcpy(p + sizeof(dir) - 1, name, n + 1);
+		st__copy(p, dir, sizeof(dir) - 1);
+		st__copy(p + sizeof(dir) - 1, name, n + 1);
 		path = p;
 	}
 	int saved = errno;

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""tests/shim_layout.py - the shim's start code is where shim/layout.ld puts it, and calls no libc page it need not.
+
+  tests/shim_layout.py LIBSANDTRACE_SO LAYOUT_LD
+
+Checks, with binutils (nm, objdump):
+  1. every function that shim/layout.ld names for .text.st_start is emitted (not inlined
+     away or renamed: such a name would match nothing, silently) and lies inside that
+     section, whose size stays within four pages;
+  2. no function of .text.st_start calls libc's string functions, memcpy or mmap through the
+     PLT: each is a page of libc's code that a traced /bin/true would touch for nothing
+     else (the shim uses st__strlen/st__copy and inline system calls there).
+Prints one line per check and exits 1 when any fails.
+"""
+
+import re
+import subprocess
+import sys
+
+FORBIDDEN = {"strlen", "strnlen", "strcmp", "strncmp", "memcpy", "memmove", "mmap", "munmap",
+             "strchr", "memcmp"}
+MAX_PAGES = 4
+
+
+def main():
+    lib, script = sys.argv[1], sys.argv[2]
+    text = open(script).read()
+    body = re.search(r"\.text\.st_start\s*:\s*\{(.*?)\n  \}", text, re.S)
+    names = re.findall(r"\*\(\.text\.([A-Za-z_][\w.]*)\)", body.group(1) if body else "")
+    # GCC names a constructor's section .text.startup.NAME and a destructor's .text.exit.NAME
+    names = [re.sub(r"^(startup|exit)\.", "", n) for n in names if not n.startswith("hot.")]
+    failed = 0
+
+    def check(ok, what):
+        nonlocal failed
+        print(("ok: " if ok else "FAIL: ") + what)
+        failed += not ok
+
+    check(len(names) >= 10, "layout.ld names the start's functions (%d)" % len(names))
+    hdr = subprocess.run(["objdump", "-h", lib], capture_output=True, text=True, check=True).stdout
+    m = re.search(r"\s\.text\.st_start\s+([0-9a-f]+)\s+([0-9a-f]+)", hdr)
+    check(m is not None, ".text.st_start is in the library")
+    if not m:
+        return 1
+    size, start = int(m.group(1), 16), int(m.group(2), 16)
+    check(size <= MAX_PAGES * 4096, ".text.st_start is %d bytes (at most %d pages)" % (size, MAX_PAGES))
+    syms = {}
+    for line in subprocess.run(["nm", lib], capture_output=True, text=True, check=True).stdout.splitlines():
+        p = line.split()
+        if len(p) == 3 and p[1] in "tT":
+            syms.setdefault(p[2], []).append(int(p[0], 16))
+    for n in names:
+        at = syms.get(n)
+        check(at is not None and all(start <= a < start + size for a in at),
+              "%s emitted and placed in .text.st_start" % n)
+    dis = subprocess.run(["objdump", "-d", "-j", ".text.st_start", lib], capture_output=True,
+                         text=True, check=True).stdout
+    fn, bad = None, []
+    for line in dis.splitlines():
+        h = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if h:
+            fn = h.group(1)
+            continue
+        c = re.search(r"\bcall\s+[0-9a-f]+ <([\w.]+)@plt>", line)
+        if c and c.group(1) in FORBIDDEN:
+            bad.append("%s calls %s" % (fn, c.group(1)))
+    check(not bad, "no libc string function, memcpy or mmap called from the start's code" +
+          (": " + "; ".join(sorted(set(bad))) if bad else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
