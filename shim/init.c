@@ -164,6 +164,43 @@ static void copy_env(const char **dst, size_t max, const char *name)
 	*dst = d;
 }
 
+/* The auxiliary vector on the initial stack, found by the constructor (NULL
+ * until then, or when it could not tell): see st__auxval. */
+ST_HOT static const ElfW(auxv_t) *auxv_at;
+
+unsigned long st__auxval(unsigned long type)
+{
+	const ElfW(auxv_t) *a = auxv_at;
+	if (!a)
+		return getauxval(type);
+	for (; a->a_type != AT_NULL; a++)
+		if (a->a_type == type)
+			return a->a_un.a_val;
+	errno = ENOENT;
+	return 0;
+}
+
+/* Find the auxiliary vector after the environment that the loader handed the
+ * constructors: envp is then argv + argc + 1 on the initial stack (a dlopen
+ * hands the current environ instead, which may be another array), and the
+ * vector follows its NULL.  An earlier constructor's unsetenv shifts entries
+ * down in that array and leaves NULLs before the old terminator: they are
+ * skipped (an entry's type is never 0 but the vector's last). */
+static void find_auxv(int argc, char **argv, char **envp)
+{
+	if (argc < 0 || !argv || !envp || envp != argv + argc + 1)
+		return;
+	char **e = envp;
+	while (*e)
+		e++;
+	for (int n = 0; !*e; n++, e++)
+		if (n == 256) /* not a shifted environment: ask libc */
+			return;
+	const ElfW(auxv_t) *a = (const ElfW(auxv_t) *)(void *)e;
+	if (a->a_type > 0 && a->a_type < 64) /* the AT_ types in use are below 64 */
+		auxv_at = a;
+}
+
 /* Take the executable the parent's exec wrapper resolved (SANDTRACE_ENV_EXE)
  * when it was resolved for this very exec: the path the kernel was handed
  * (AT_EXECFN) is the one the hint names.  Saves the readlink of
@@ -172,7 +209,7 @@ static void copy_env(const char **dst, size_t max, const char *name)
 static void take_exe_hint(void)
 {
 	const char *v = env_get(SANDTRACE_ENV_EXE);
-	const char *fn = (const char *)getauxval(AT_EXECFN);
+	const char *fn = (const char *)st__auxval(AT_EXECFN);
 	if (!v || !fn || fn[0] != '/')
 		return;
 	size_t n = 0;
@@ -257,7 +294,7 @@ void st__init(void)
 	/* the real uid the kernel gave the image (AT_UID), as getuid() says
 	 * before the program could change it: one system call fewer */
 	errno = 0;
-	unsigned long uid = getauxval(AT_UID);
+	unsigned long uid = st__auxval(AT_UID);
 	st__g.uid = uid || !errno ? (uint32_t)uid : (uint32_t)ST_SYSCALL(SYS_getuid);
 	if (st__g.active && st__g.arena_name[0] && !(st__g.flags & SANDTRACE_F_NO_CACHE)) {
 		uint64_t size = 0, blksize = 0;
@@ -550,6 +587,7 @@ static void drop_exe_hint(void)
 __attribute__((constructor)) static void st_ctor(int argc, char **argv, char **envp)
 {
 	st__ctor_thread = true;
+	find_auxv(argc, argv, envp);
 	st__depth++;
 	st__init();
 	if (st__g.active)

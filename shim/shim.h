@@ -53,6 +53,15 @@
 #include "symbols.def"
 #undef SYM
 
+/*
+ * st__auxval - getauxval(type) without libc's page of code for it (a page a
+ * traced /bin/true touches for nothing else: docs/BENCHMARKS.md, stop 22):
+ * read from the auxiliary vector the constructor found on the initial stack,
+ * else libc's getauxval.  0 with errno ENOENT when type is absent.
+ * Async-signal-safe.
+ */
+unsigned long st__auxval(unsigned long type);
+
 /* st__resolve - dlsym(RTLD_NEXT, name), cached in *slot.  Never NULL: a
  * missing symbol resolves to a stub that fails with ENOSYS. */
 void *st__resolve(_Atomic(void *) *slot, const char *name);

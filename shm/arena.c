@@ -37,6 +37,13 @@ static inline int st__munmap(void *addr, size_t len)
 #define st__mmap mmap
 #define st__munmap munmap
 #endif
+#if defined(SANDTRACE_IN_SHIM)
+/* the preload's, which reads the vector the constructor found (shim/shim.h) */
+unsigned long st__auxval(unsigned long type);
+#define st__getauxval st__auxval
+#else
+#define st__getauxval getauxval
+#endif
 
 /* Smallest arena accepted by create (arena.h: "at least 64 KiB"). */
 #define ST__ARENA_MIN_SIZE (UINT64_C(64) << 10)
@@ -70,7 +77,7 @@ static inline uint64_t st__align_up(uint64_t v)
  */
 static uintptr_t st__above_loader(size_t len, size_t page)
 {
-	uintptr_t base = (uintptr_t)getauxval(AT_BASE);
+	uintptr_t base = (uintptr_t)st__getauxval(AT_BASE);
 	if (base == 0)
 		return 0;
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)base;

@@ -754,4 +754,39 @@ if cc -O2 -rdynamic -pthread -o "$W/ctw" "$W/ctw.c" -ldl && cc -shared -fPIC -o 
 else
 	bad "cc: the dlopen constructor test could not be built"
 fi
+# the auxiliary vector the shim's constructor finds after the loader's environment
+# (st__auxval: the exec hint's AT_EXECFN, AT_UID, AT_BASE): a preload whose
+# constructor runs first (it comes after the shim in LD_PRELOAD) and unsets
+# variables, which shifts the environment array down in place, leaving NULLs before
+# the old terminator; the executable's name (the hint's check against AT_EXECFN)
+# must still come out right, and the process must still attach to the arena
+cat > "$W/unset.c" <<'EOF'
+#include <stdlib.h>
+#include <string.h>
+/* in /bin/true only: the driver that execs it must pass the variables on */
+__attribute__((constructor)) static void drop(int argc, char **argv, char **envp)
+{
+	(void)envp;
+	if (argc < 1 || strcmp(argv[0], "/bin/true") != 0)
+		return;
+	unsetenv("ST_AUXV_A");
+	unsetenv("ST_AUXV_B");
+	unsetenv("ST_AUXV_C");
+}
+EOF
+if cc -shared -fPIC -o "$W/libunset.so" "$W/unset.c"; then
+	# rawexec with a hint made for its exec ("9:/bin/true" + a name of its own): the
+	# record names the hint's program only if AT_EXECFN was read right
+	ST_AUXV_A=1 ST_AUXV_B=2 ST_AUXV_C=3 "$ST" run --report "$W/auxv.jsonl" -- \
+		sh -c 'LD_PRELOAD="$1" /bin/true; LD_PRELOAD="$1" "$2" rawexec /bin/true 9:/bin/true/auxv/exe' \
+		sh "$W/libunset.so" "$DRV"
+	check "a preload's constructor unset variables before the shim's: each exe right" python3 -c '
+import json, os, sys
+true = os.path.realpath("/bin/true")
+recs = list(map(json.loads, open(sys.argv[1])))
+exes = [r.get("exe") for r in recs if r["type"] == "process" and r.get("argv", [""])[0] == "/bin/true"]
+sys.exit(0 if exes == [true, "/auxv/exe"] else "exes %r" % (exes,))' "$W/auxv.jsonl"
+else
+	bad "cc: the unsetenv constructor test could not be built"
+fi
 done_
