@@ -1852,7 +1852,15 @@ static int publish_policy(struct daemon *d, struct st__policy *pol, char *err, s
 {
 	size_t size = st__policy_table_size(pol);
 	if (d->have_arena) {
-		uint64_t off = sandtrace_arena_alloc(&d->arena, size);
+		/* the run's first policy in the header's page when it fits (arena.h:
+		 * SANDTRACE_ARENA_POLICY0_AT; nobody has read the place before);
+		 * a reload's, which processes may read beside the old one, from the bump */
+		struct sandtrace_arena_header *h = sandtrace_arena_hdr(&d->arena);
+		uint64_t off = atomic_load_explicit(&h->policy, memory_order_relaxed) == 0 &&
+				       h->libsets == SANDTRACE_ARENA_LIBSETS_AT &&
+				       size <= SANDTRACE_ARENA_POLICY0_MAX
+				   ? SANDTRACE_ARENA_POLICY0_AT
+				   : sandtrace_arena_alloc(&d->arena, size);
 		void *dst = off ? sandtrace_arena_ptr(&d->arena, off, size) : NULL;
 		if (dst == NULL || st__policy_compile(pol, dst, off, size) < 0) {
 			snprintf(err, errlen,

@@ -26,7 +26,7 @@
  */
 
 #define SANDTRACE_ARENA_MAGIC UINT64_C(0x616e657261545453) /* "STTarena" little-endian */
-#define SANDTRACE_ARENA_VERSION 7u
+#define SANDTRACE_ARENA_VERSION 8u
 /* Bytes for a name with its NUL: "/sandtrace-<pid>-<hex>" is at most 55, a
  * path in an arena directory leaves 200 for the directory. */
 #define SANDTRACE_ARENA_NAME_MAX 256
@@ -49,10 +49,17 @@
 #define SANDTRACE_LIBSET_SLOTS 64u
 /* The places of the three, in arenas with areas: the library sets' memo
  * right after the header (in the header's page, which every process reads),
- * the per-directory generations' table after it, the filter after that.  A
- * header that names any other offset for one has none in use there. */
+ * the per-directory generations' table on the next page, the filter after
+ * that.  A header that names any other offset for one has none in use there.
+ * Between the memo and the end of the header's page: the run's first
+ * compiled policy when it fits (SANDTRACE_ARENA_POLICY0_AT, at most
+ * SANDTRACE_ARENA_POLICY0_MAX bytes; a reload's goes to the bump), so that a
+ * process's start reads the policy on the page it reads the header on (one
+ * page fewer to touch: docs/BENCHMARKS.md, stop 22). */
 #define SANDTRACE_ARENA_LIBSETS_AT UINT64_C(1024)
-#define SANDTRACE_ARENA_GEN_SLOTS_AT (SANDTRACE_ARENA_LIBSETS_AT + SANDTRACE_LIBSET_SLOTS * UINT64_C(8))
+#define SANDTRACE_ARENA_POLICY0_AT (SANDTRACE_ARENA_LIBSETS_AT + SANDTRACE_LIBSET_SLOTS * UINT64_C(8))
+#define SANDTRACE_ARENA_GEN_SLOTS_AT UINT64_C(4096)
+#define SANDTRACE_ARENA_POLICY0_MAX (SANDTRACE_ARENA_GEN_SLOTS_AT - SANDTRACE_ARENA_POLICY0_AT)
 #define SANDTRACE_ARENA_FILTER_AT (SANDTRACE_ARENA_GEN_SLOTS_AT + SANDTRACE_FS_GEN_SLOTS * UINT64_C(4))
 /* The record log's small chunks (log.h): segments named in the header, and
  * chunks of 1 KiB in each (an arena segment, SANDTRACE_ARENA_SEGMENT, each). */

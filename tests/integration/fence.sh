@@ -603,4 +603,21 @@ for mode in "" --no-cache; do
 	check "from a hidden working directory ${mode:-(arena)}: .. leaves it (got: $out)" \
 		test "$out" = "p ENOENT ENOENT p "
 done
+# the run's first policy sits in the arena header's page when it fits (2,560 bytes,
+# arena.h SANDTRACE_ARENA_POLICY0_MAX), else where the bump puts it: the same
+# verdicts either way, with the decisive rules after 60 long ones
+{
+	cat "$W/policy"
+	i=0
+	while [ $i -lt 60 ]; do
+		echo "allow read $W/a-long-prefix-that-matches-nothing-in-this-test/number-$i"
+		i=$((i+1))
+	done
+} > "$W/policy-big"
+[ "$(wc -c < "$W/policy-big")" -gt 4096 ] || bad "policy-big is smaller than the header's room"
+for pol in policy policy-big; do
+	out=$("$ST" run --fence --policy "$W/$pol" -- sh -c \
+		'"$1" open-r "$2/out/secret"; "$1" open-r "$2/ro/f"; "$1" stat "$2/in/mine"' sh "$DRV" "$W" | tr '\n' ' ')
+	check "$pol: a denied read hidden, allowed ones seen (got: $out)" test "$out" = "ENOENT ok ok "
+done
 done_

@@ -327,20 +327,25 @@ START_TEST(alloc_areas)
 	uint64_t k = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_KEYS, 100);
 	uint64_t l = sandtrace_arena_alloc_in(&g_a, SANDTRACE_AREA_LOG, 100);
 	/* the header's segment is main's first; it starts with the library
-	 * sets' memo (empty) in the header's page, the zeroed per-directory
+	 * sets' memo (empty) and the room of the run's first policy in the
+	 * header's page, then (on the next page) the zeroed per-directory
 	 * generations' table (not published yet) and the Ctrie's key filter,
 	 * in the header's 64 KiB window */
 	const uint64_t memo = SANDTRACE_LIBSET_SLOTS * sizeof(uint64_t);
-	const uint64_t table = memo + SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t) +
+	ck_assert_uint_eq(SANDTRACE_ARENA_POLICY0_AT, sizeof(*h) + memo);
+	ck_assert_uint_eq(SANDTRACE_ARENA_POLICY0_AT + SANDTRACE_ARENA_POLICY0_MAX, 4096);
+	ck_assert_uint_ge(SANDTRACE_ARENA_POLICY0_MAX, 2048);
+	const uint64_t policy0 = SANDTRACE_ARENA_POLICY0_MAX;
+	const uint64_t table = memo + policy0 + SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t) +
 			       SANDTRACE_ARENA_FILTER_BITS / 8;
 	_Atomic uint64_t *sets = sandtrace_arena_libsets(&g_a);
 	ck_assert_ptr_eq(sets, (void *)(g_a.base + sizeof(*h)));
 	ck_assert_uint_le(sizeof(*h) + memo, 4096);
 	for (unsigned i = 0; i < SANDTRACE_LIBSET_SLOTS; i++)
 		ck_assert_uint_eq(atomic_load(&sets[i]), 0);
-	ck_assert_uint_eq(atomic_load(&h->fs_gen_slots_home), sizeof(*h) + memo);
+	ck_assert_uint_eq(atomic_load(&h->fs_gen_slots_home), 4096);
 	ck_assert_uint_eq(atomic_load(&h->fs_gen_slots), 0);
-	ck_assert_uint_eq(h->filter, sizeof(*h) + memo + SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t));
+	ck_assert_uint_eq(h->filter, 4096 + SANDTRACE_FS_GEN_SLOTS * sizeof(uint32_t));
 	ck_assert_uint_le(sizeof(*h) + table, 64 << 10);
 	ck_assert_uint_eq(m, sizeof(*h) + table);
 	ck_assert_uint_eq(k, seg);
