@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sandtrace/arena.h"
 #include "sandtrace/log.h"
@@ -34,6 +35,21 @@ int main(int argc, char **argv)
 			sandtrace_arena_unlink(name);
 		fprintf(stderr, "attach_arena: %s\n", strerror(-rc));
 		return 1;
+	}
+	/* Named after bench-start (the parent, alive while the arena is in use), not
+	 * after this maker, which exits now: a daemon's start removes arenas whose
+	 * name's pid is gone unless it can read their owner, which a daemon of
+	 * another layout version cannot (bench-start --compare across versions) */
+	const char *hex = strrchr(name, '-');
+	char renamed[SANDTRACE_ARENA_NAME_MAX], from[SANDTRACE_ARENA_NAME_MAX + 16],
+	    to[SANDTRACE_ARENA_NAME_MAX + 16];
+	if (hex && name[0] == '/' && !strchr(name + 1, '/') &&
+	    snprintf(renamed, sizeof(renamed), "/sandtrace-%ld%s", (long)getppid(), hex) <
+		(int)sizeof(renamed)) {
+		snprintf(from, sizeof(from), "/dev/shm%s", name);
+		snprintf(to, sizeof(to), "/dev/shm%s", renamed);
+		if (rename(from, to) == 0)
+			strcpy(name, renamed);
 	}
 	printf("%s\n", name);
 	return 0;
