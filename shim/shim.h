@@ -101,7 +101,7 @@ void st__resolve_all(void);
  * environment, the executable's hint, the arena's name, the HELLO, the
  * libraries' names).  libc's own are IFUNC-selected variants, each on a
  * page of libc's code that a process which never calls them (/bin/true)
- * would not touch: seven such pages cost a traced child's start ≈ 5 µs on
+ * would not touch: with mmap, seven such pages cost a traced child's start ≈ 7 µs on
  * this project's VM (docs/BENCHMARKS.md, stop 22).  Byte loops: the strings
  * are short (names and paths); the shim is built with
  * -fno-tree-loop-distribute-patterns so that GCC does not turn them back
