@@ -47,7 +47,7 @@ static void tls_free(void *p)
 	if (st__tls_bufs == p)
 		st__tls_bufs = NULL;
 	if (p != &first_tls) /* first_tls is not handed out again */
-		munmap(p, sizeof(struct st_tls));
+		st__munmap(p, sizeof(struct st_tls));
 }
 
 static void tls_key_init(void)
@@ -67,16 +67,10 @@ struct st_tls *st__tls(void)
 						    memory_order_relaxed, memory_order_relaxed)) {
 		m = &first_tls;
 	} else {
-#if ST_HAVE_RAW_SYSCALL
-		/* an inline system call: libc's mmap is a page of its code that
-		 * this part of the shim (shim/layout.ld) does not touch */
-		long r = ST_SYSCALL(SYS_mmap, NULL, sizeof(struct st_tls), PROT_READ | PROT_WRITE,
-				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		m = r == -1 ? MAP_FAILED : (void *)r;
-#else
-		m = mmap(NULL, sizeof(struct st_tls), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-#endif
+		/* st__mmap (rawsys.h): libc's is a page of its code that this part
+		 * of the shim (shim/layout.ld) does not touch */
+		m = st__mmap(NULL, sizeof(struct st_tls), PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			return NULL;
 	}

@@ -3,6 +3,9 @@
 #define SANDTRACE_SHIM_RAWSYS_H
 
 #include <errno.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
 
 /*
  * st__sys6(nr, a1..a6) - system call nr with six integer or pointer
@@ -32,8 +35,26 @@ static inline long st__sys6(long nr, long a1, long a2, long a3, long a4, long a5
 	}
 	return r;
 }
+/*
+ * st__mmap, st__munmap - mmap and munmap by inline system calls, with libc's
+ * contract (MAP_FAILED or -1, and errno): the shim's own maps (the arena, a
+ * thread's buffers), which leave libc's page of code for them untouched in a
+ * process that never calls them (docs/BENCHMARKS.md, stop 22).  Elsewhere
+ * libc's.  Async-signal-safe.
+ */
+static inline void *st__mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	long r = st__sys6(SYS_mmap, (long)addr, (long)len, prot, flags, fd, (long)off);
+	return r == -1 ? MAP_FAILED : (void *)r;
+}
+static inline int st__munmap(void *addr, size_t len)
+{
+	return (int)st__sys6(SYS_munmap, (long)addr, (long)len, 0, 0, 0, 0);
+}
 #else
 #define ST_HAVE_RAW_SYSCALL 0
+#define st__mmap mmap
+#define st__munmap munmap
 #endif
 
 #endif

@@ -19,29 +19,17 @@
 #include "sandtrace/arena.h"
 
 #if defined(SANDTRACE_IN_SHIM)
-#include "../shim/rawsys.h"
-#endif
-#if defined(SANDTRACE_IN_SHIM) && ST_HAVE_RAW_SYSCALL
-#include <sys/syscall.h>
-/* In the preload, by inline system calls: libc's mmap and munmap sit on a
- * page of its code that a process which never calls them would not touch
- * (a traced /bin/true's start, docs/BENCHMARKS.md stop 22), and the
+/* In the preload, st__mmap and st__munmap are inline system calls
+ * (shim/rawsys.h): libc's sit on a page of its code that a process which
+ * never calls them would not touch (a traced /bin/true's start), and the
  * shim's wrappers do not see these either way.  Same contract as libc's. */
-#define st__mmap(addr, len, prot, flags, fd, off)                                                 \
-	((void *)st__sys6(SYS_mmap, (long)(addr), (long)(len), (prot), (flags), (fd), (long)(off)))
-static inline int st__munmap(void *addr, size_t len)
-{
-	return (int)st__sys6(SYS_munmap, (long)addr, (long)len, 0, 0, 0, 0);
-}
-#else
-#define st__mmap mmap
-#define st__munmap munmap
-#endif
-#if defined(SANDTRACE_IN_SHIM)
+#include "../shim/rawsys.h"
 /* the preload's, which reads the vector the constructor found (shim/shim.h) */
 unsigned long st__auxval(unsigned long type);
 #define st__getauxval st__auxval
 #else
+#define st__mmap mmap
+#define st__munmap munmap
 #define st__getauxval getauxval
 #endif
 
