@@ -1029,7 +1029,6 @@ static bool client_read(struct daemon *d, struct client *c, unsigned max_reads)
 	return true;
 }
 
-/* Accept every pending connection; returns how many. */
 /* Read every connected client until its socket holds nothing more. */
 static void read_clients_dry(struct daemon *d)
 {
@@ -1038,6 +1037,7 @@ static void read_clients_dry(struct daemon *d)
 	client_read(d, c, 0);
 }
 
+/* Accept every pending connection; returns how many. */
 static unsigned accept_all(struct daemon *d)
 {
 	unsigned n = 0;
