@@ -1407,7 +1407,12 @@ static void note_survivors(struct daemon *d)
 			if (*end != '\0' || pid <= 0)
 				continue;
 			struct image *im = image_of(d, (int32_t)pid);
-			if ((im != NULL && im->exited) || !maps_arena(pid, needle))
+			/* a process that started before this daemon cannot have
+			 * mapped its arena: its start time (one short read) spares
+			 * reading the memory map of nearly every process on the
+			 * machine (/proc/PID/maps: ≈ 0.2 ms each here) */
+			if ((im != NULL && im->exited) || proc_start(pid) < since ||
+			    !maps_arena(pid, needle))
 				continue;
 		} else {
 			break;

@@ -79,6 +79,10 @@ extern char **environ;
  *     PATH-after.  Under --no-cache every stat is a request on the shim's socket: the child
  *     must not use its parent's connection (its access would be the parent's, and the two
  *     would read each other's answers)
+ *   rawfork-orphan SECONDS: a child made by a raw clone system call (no wrapper sees
+ *     it, so the daemon never hears of it) sleeps SECONDS by inline system calls and
+ *     exits; the parent prints its pid and exits at once.  The child still maps the arena:
+ *     the end of the trace must find it there and call the trace incomplete
  *   vfork-fork PATH: a vfork child stats PATH-vc-<its pid>, then forks (three times, the
  *     third by a nested vfork, which the shim makes a fork): each grandchild stats
  *     PATH-gc-<its pid> and exits 3; the vfork child reaps them and exits 0 ("ok" when
@@ -679,6 +683,16 @@ int main(int argc, char **argv)
 		snprintf(q, sizeof(q), "%s-after", p);
 		if (r == 0)
 			r = stat(q, &st);
+	} else if (!strcmp(c, "rawfork-orphan")) {
+		fflush(stdout);
+		long pid = st__sys6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
+		if (pid == 0) {
+			struct timespec ts = {(time_t)strtol(p, NULL, 10), 0};
+			st__sys6(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0);
+			st__sys6(SYS_exit_group, 0, 0, 0, 0, 0, 0);
+		}
+		printf("%ld\n", pid);
+		r = pid > 0 ? 0 : -1;
 	} else if (!strcmp(c, "clonefn-stat")) {
 		/* as rawfork-stat, with libc's clone() (no CLONE_VM): the
 		 * child runs clone_child_stat on a stack of its own */

@@ -398,6 +398,13 @@ echo > "$W/hold"
 "$ST" run --strict --report "$W/surv2.jsonl" -- sh -c 'setsid cat "$1" >/dev/null & exit 0' sh "$W/hold"; rc=$?
 check "a daemonized (setsid) survivor: --strict exits 121" test $rc -eq 121
 echo > "$W/hold"
+# a child no wrapper saw (a raw clone): no record of it ever came, and only the
+# arena in its memory map shows it (the scan of /proc, which passes over every
+# process that started before the daemon)
+orphan=$("$ST" run --report "$W/surv4.jsonl" -- "$DRV" rawfork-orphan 30)
+check "a survivor with no record, found by its map: the trace is incomplete (pid $orphan)" \
+	grep -qF "still running when the trace ended (pid $orphan)" "$W/surv4.jsonl"
+[ -n "$orphan" ] && kill "$orphan" 2>/dev/null
 "$ST" run --strict --report "$W/surv3.jsonl" -- sh -c 'sleep 0 & wait'; rc=$?
 check "a background job the command waited for: complete, --strict exits 0" test $rc -eq 0
 # a policy read from a pipe (--policy <(...), a FIFO) cannot be read again: a
