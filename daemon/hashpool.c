@@ -1,4 +1,5 @@
 /* daemon/hashpool.c - SHA-256 of file versions: worker threads, a digest cache keyed by identity, its file. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +19,65 @@
 /* Bytes read per read(2) while hashing (one buffer per hashing thread). */
 #define HASH_BUF (256u << 10)
 #define CACHE_MAGIC "sandtrace-hash-cache 1"
+
+/*
+ * libcrypto, loaded on first use: a run without --manifest or --verify, and
+ * every command of the CLI but those, never maps it.  Linked, its load and
+ * its relocations cost each of the CLI and the daemon at every start (in all,
+ * `sandtrace run -- true` 27.0 -> 20.4 ms: docs/BENCHMARKS.md, stop 23).
+ * ST_LIBCRYPTO_SONAME comes from the build (daemon/meson.build: the major
+ * version of the headers compiled against); each pointer has the type of the
+ * header's own declaration.  Loaded once (pthread_once), never unloaded.
+ */
+static struct {
+	__typeof__(EVP_MD_fetch) *md_fetch;
+	__typeof__(EVP_MD_free) *md_free;
+	__typeof__(EVP_MD_CTX_new) *ctx_new;
+	__typeof__(EVP_MD_CTX_free) *ctx_free;
+	__typeof__(EVP_DigestInit_ex) *init;
+	__typeof__(EVP_DigestUpdate) *update;
+	__typeof__(EVP_DigestFinal_ex) *final;
+} evp;
+static pthread_once_t evp_once = PTHREAD_ONCE_INIT;
+static const char *evp_error = "not loaded"; /* NULL once every symbol is found */
+static char evp_errbuf[512];
+
+static void evp_load(void)
+{
+	void *h = dlopen(ST_LIBCRYPTO_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) {
+		snprintf(evp_errbuf, sizeof(evp_errbuf), "%s", dlerror());
+		evp_error = evp_errbuf;
+		return;
+	}
+	struct {
+		void **slot;
+		const char *name;
+	} syms[] = {
+	    {(void **)&evp.md_fetch, "EVP_MD_fetch"},
+	    {(void **)&evp.md_free, "EVP_MD_free"},
+	    {(void **)&evp.ctx_new, "EVP_MD_CTX_new"},
+	    {(void **)&evp.ctx_free, "EVP_MD_CTX_free"},
+	    {(void **)&evp.init, "EVP_DigestInit_ex"},
+	    {(void **)&evp.update, "EVP_DigestUpdate"},
+	    {(void **)&evp.final, "EVP_DigestFinal_ex"},
+	};
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+		if ((*syms[i].slot = dlsym(h, syms[i].name)) == NULL) {
+			snprintf(evp_errbuf, sizeof(evp_errbuf), "%s: no %s", ST_LIBCRYPTO_SONAME,
+				 syms[i].name);
+			evp_error = evp_errbuf;
+			return;
+		}
+	}
+	evp_error = NULL;
+}
+
+const char *st__sha256_unavailable(void)
+{
+	pthread_once(&evp_once, evp_load);
+	return evp_error;
+}
 
 enum { E_PENDING, E_DONE, E_FAILED };
 
@@ -116,14 +176,16 @@ static int sha256_fd_md(EVP_MD *md, int fd, uint8_t digest[ST_SHA256_LEN], uint6
 	int rc = 0;
 	uint64_t n = 0;
 	unsigned dlen = 0;
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	if (st__sha256_unavailable() != NULL)
+		return -ENOSYS;
+	EVP_MD *own = md == NULL ? md = evp.md_fetch(NULL, "SHA256", NULL) : NULL;
+	EVP_MD_CTX *ctx = evp.ctx_new();
 	/* one buffer per thread, kept: a fresh 1 MiB malloc is a fresh mmap,
 	 * and its 256 page faults cost more than hashing a small file */
 	static __thread uint8_t *buf;
 	if (buf == NULL)
 		buf = malloc(HASH_BUF);
-	if (ctx == NULL || buf == NULL ||
-	    !EVP_DigestInit_ex(ctx, md ? md : EVP_sha256(), NULL)) {
+	if (md == NULL || ctx == NULL || buf == NULL || !evp.init(ctx, md, NULL)) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -137,18 +199,19 @@ static int sha256_fd_md(EVP_MD *md, int fd, uint8_t digest[ST_SHA256_LEN], uint6
 		}
 		if (r == 0)
 			break;
-		if (!EVP_DigestUpdate(ctx, buf, (size_t)r)) {
+		if (!evp.update(ctx, buf, (size_t)r)) {
 			rc = -EIO;
 			goto out;
 		}
 		n += (uint64_t)r;
 	}
-	if (!EVP_DigestFinal_ex(ctx, digest, &dlen) || dlen != ST_SHA256_LEN)
+	if (!evp.final(ctx, digest, &dlen) || dlen != ST_SHA256_LEN)
 		rc = -EIO;
 	if (bytes != NULL)
 		*bytes = n;
 out:
-	EVP_MD_CTX_free(ctx);
+	evp.ctx_free(ctx);
+	evp.md_free(own);
 	return rc;
 }
 
@@ -261,7 +324,11 @@ int st__hashpool_new(struct st__hashpool **out, unsigned nthreads)
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->done, NULL);
 	/* fetched once: an implicit fetch per digest takes a global lock */
-	p->md = EVP_MD_fetch(NULL, "SHA256", NULL);
+	if (st__sha256_unavailable() != NULL) {
+		st__hashpool_free(p);
+		return -ENOSYS;
+	}
+	p->md = evp.md_fetch(NULL, "SHA256", NULL);
 	if (p->md == NULL) {
 		st__hashpool_free(p);
 		return -ENOSYS;
@@ -308,7 +375,8 @@ void st__hashpool_free(struct st__hashpool *p)
 		p->head = j->next;
 		free(j);
 	}
-	EVP_MD_free(p->md);
+	if (p->md != NULL)
+		evp.md_free(p->md);
 	pthread_cond_destroy(&p->work);
 	pthread_cond_destroy(&p->done);
 	pthread_mutex_destroy(&p->lock);

@@ -23,7 +23,9 @@
  * (-ESTALE: a file modified or replaced before the daemon got to it).
  *
  * Digests: OpenSSL's libcrypto (EVP, SHA-256 with the CPU's SHA extensions
- * where present).  Thread-safety: every function may be called from any
+ * where present), loaded (dlopen) on the first call that needs it; when it
+ * cannot be, st__hashpool_new and st__sha256_fd fail with -ENOSYS and
+ * st__sha256_unavailable says why.  Thread-safety: every function may be called from any
  * thread; one mutex guards the cache and the queue (held only to look up,
  * insert and pop, never while reading a file).
  */
@@ -43,6 +45,11 @@ struct st__hash_stats {
 	uint64_t loaded;       /* entries read from the persistent cache */
 	unsigned threads;
 };
+
+/* st__sha256_unavailable - NULL when libcrypto is loaded (it is, by this
+ * call, the first time), else why it cannot be (dlerror's words, or the
+ * symbol missing).  Thread-safe. */
+const char *st__sha256_unavailable(void);
 
 /* st__hashpool_new - a pool of nthreads workers (0: no workers, every
  * digest is computed by the caller of st__hashpool_get).  0 or -errno. */

@@ -27,6 +27,12 @@ echo hello > in.txt
 echo data > rw.txt
 ln in.txt hard.txt
 
+# ---- libcrypto is loaded when a digest is needed, not by every start ----
+for bin in "$ST" "$(dirname "$ST")/sandtraced"; do
+	check "$(basename "$bin") does not link libcrypto (it is loaded for digests only)" \
+		sh -c "! readelf -d '$bin' | grep -q 'NEEDED.*libcrypto'"
+done
+
 # ---- the manifest of a run ----
 "$ST" run --manifest m1 --hash-cache none --report r1.jsonl -- \
 	sh -c 'cat in.txt >/dev/null; cat rw.txt >/dev/null; echo more >> rw.txt; echo x > out.txt; cat out.txt >/dev/null'
