@@ -9,7 +9,9 @@ Checks, with binutils (nm, objdump):
      section, whose size stays within four pages;
   2. no function of .text.st_start calls libc's string functions, memcpy or mmap through the
      PLT: each is a page of libc's code that a traced /bin/true would touch for nothing
-     else (the shim uses st__strlen/st__copy and inline system calls there).
+     else (the shim uses st__strlen/st__copy and inline system calls there);
+  3. the same as 1 for .text.st_hot (what checked calls run), within sixteen pages, right
+     behind .text.st_start.
 Prints one line per check and exits 1 when any fails.
 """
 
@@ -20,15 +22,21 @@ import sys
 FORBIDDEN = {"strlen", "strnlen", "strcmp", "strncmp", "memcpy", "memmove", "mmap", "munmap",
              "strchr", "memcmp"}
 MAX_PAGES = 4
+MAX_HOT_PAGES = 16
+
+
+def section_names(text, section):
+    """The function names a section of the linker script lists, as emitted symbols."""
+    body = re.search(r"\." + section.replace(".", r"\.") + r"\s*:\s*\{(.*?)\n  \}", text, re.S)
+    names = re.findall(r"\*\(\.text\.([A-Za-z_][\w.]*)\)", body.group(1) if body else "")
+    # GCC names a constructor's section .text.startup.NAME and a destructor's .text.exit.NAME
+    return [re.sub(r"^(startup|exit)\.", "", n) for n in names if not n.startswith("hot.")]
 
 
 def main():
     lib, script = sys.argv[1], sys.argv[2]
     text = open(script).read()
-    body = re.search(r"\.text\.st_start\s*:\s*\{(.*?)\n  \}", text, re.S)
-    names = re.findall(r"\*\(\.text\.([A-Za-z_][\w.]*)\)", body.group(1) if body else "")
-    # GCC names a constructor's section .text.startup.NAME and a destructor's .text.exit.NAME
-    names = [re.sub(r"^(startup|exit)\.", "", n) for n in names if not n.startswith("hot.")]
+    names = section_names(text, "text.st_start")
     failed = 0
 
     def check(ok, what):
@@ -49,10 +57,23 @@ def main():
         p = line.split()
         if len(p) == 3 and p[1] in "tT":
             syms.setdefault(p[2], []).append(int(p[0], 16))
-    for n in names:
+    for n in names + ["frame_dummy", "__do_global_dtors_aux"]:
         at = syms.get(n)
         check(at is not None and all(start <= a < start + size for a in at),
               "%s emitted and placed in .text.st_start" % n)
+    hot = section_names(text, "text.st_hot")
+    check(len(hot) >= 40, "layout.ld names the checked calls' functions (%d)" % len(hot))
+    m = re.search(r"\s\.text\.st_hot\s+([0-9a-f]+)\s+([0-9a-f]+)", hdr)
+    check(m is not None, ".text.st_hot is in the library")
+    if m:
+        hsize, hstart = int(m.group(1), 16), int(m.group(2), 16)
+        check(hsize <= MAX_HOT_PAGES * 4096,
+              ".text.st_hot is %d bytes (at most %d pages)" % (hsize, MAX_HOT_PAGES))
+        check(hstart - (start + size) < 64, ".text.st_hot follows .text.st_start")
+        for n in hot:
+            at = syms.get(n)
+            check(at is not None and all(hstart <= a < hstart + hsize for a in at),
+                  "%s emitted and placed in .text.st_hot" % n)
     dis = subprocess.run(["objdump", "-d", "-j", ".text.st_start", lib], capture_output=True,
                          text=True, check=True).stdout
     fn, bad = None, []

@@ -223,7 +223,7 @@ int st__arena_open(const char *name, uint64_t *size, uint64_t *blksize)
  * which restores the shim's per-thread state and sets errno.  Both calls
  * are made with the stack 16-byte aligned.
  */
-__asm__(".text\n"
+__asm__(".pushsection .text.vfork, \"ax\", @progbits\n" /* as -ffunction-sections names it: layout.ld */
 	".globl vfork\n"
 	".type vfork, @function\n"
 	".p2align 4\n"
@@ -248,5 +248,6 @@ __asm__(".text\n"
 	"	add $8, %rsp\n"
 	"2:	ret\n"
 	"1:	jmp st__fork\n"
-	".size vfork, .-vfork\n");
+	".size vfork, .-vfork\n"
+	".popsection\n");
 #endif
