@@ -1031,12 +1031,17 @@ static int cmd_run(int argc, char **argv)
 			sandtrace_arena_unlink(arena);
 	}
 
-	/* The summary and --strict come from the report itself. */
+	/* The summary and --strict come from the report itself: from its last
+	 * line when the daemon ended well (it writes its summary last), else
+	 * from every record. */
 	struct st__report_scan scan;
 	char err[512];
-	int rc = st__report_scan(report, &scan, err, sizeof(err));
-	if (rc < 0)
-		warnx("%s", err);
+	int rc = 0;
+	if (!daemon_ok || st__report_scan_summary(report, &scan) != 1) {
+		rc = st__report_scan(report, &scan, err, sizeof(err));
+		if (rc < 0)
+			warnx("%s", err);
+	}
 	FILE *sf = NULL;
 	if (o.summary_file != NULL)
 		sf = fopen(o.summary_file, "we");

@@ -4,9 +4,12 @@
 
 #include <bsd/string.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <uthash.h>
 
 #include <sandtrace/common.h>
@@ -443,6 +446,60 @@ int st__report_scan(const char *path, struct st__report_scan *s, char *err, size
 	if (s->violation_list == NULL || s->untraced_list == NULL)
 		return -ENOMEM;
 	return st__report_read(path, scan_one, s, err, errlen);
+}
+
+/* The most of a report's end st__report_scan_summary reads (bytes): a summary
+ * record is a few hundred bytes, its reasons at most a few KiB. */
+#define SUMMARY_TAIL (64u << 10)
+
+int st__report_scan_summary(const char *path, struct st__report_scan *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->violation_list = json_array();
+	s->untraced_list = json_array();
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	int found = 0;
+	if (s->violation_list == NULL || s->untraced_list == NULL || fd < 0 ||
+	    fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2)
+		goto out;
+	size_t want = (uint64_t)st.st_size < SUMMARY_TAIL ? (size_t)st.st_size : SUMMARY_TAIL;
+	off_t at = st.st_size - (off_t)want;
+	if ((buf = malloc(want)) == NULL)
+		goto out;
+	size_t got = 0;
+	while (got < want) {
+		ssize_t r = pread(fd, buf + got, want - got, at + (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			goto out;
+		got += (size_t)r;
+	}
+	/* the last line, whole: it ends the file with a newline, and starts after
+	 * the newline before it (or at the file's start) */
+	if (buf[want - 1] != '\n')
+		goto out;
+	size_t end = want - 1, start = end;
+	while (start > 0 && buf[start - 1] != '\n')
+		start--;
+	if (start == 0 && at != 0)
+		goto out; /* longer than the tail read */
+	json_error_t je;
+	json_t *obj = json_loadb(buf + start, end - start, 0, &je);
+	const char *type = json_string_value(json_object_get(obj, "type"));
+	if (json_is_object(obj) && type != NULL && strcmp(type, "summary") == 0 &&
+	    scan_one(obj, 0, s) == 0)
+		found = 1;
+	json_decref(obj);
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	if (!found)
+		st__report_scan_free(s);
+	return found;
 }
 
 void st__report_scan_free(struct st__report_scan *s)

@@ -165,6 +165,17 @@ struct st__report_scan {
 
 /* st__report_scan - read path into *s (zeroed first).  Returns as st__report_read. */
 int st__report_scan(const char *path, struct st__report_scan *s, char *err, size_t errlen);
+/*
+ * st__report_scan_summary - the report's last line alone, when it is a
+ * summary record: 1 and *s as st__report_scan leaves it for that record
+ * (have_summary and summary; the counts and lists empty), reading at most the
+ * file's last 64 KiB.  0 otherwise (a last line that is not a whole summary
+ * record, or a file that cannot be read), *s then freed: scan the whole
+ * report for the counts and the error.  For the end of `sandtrace run`, whose
+ * daemon writes its summary last: a build's report can be tens of megabytes,
+ * read whole after the build (docs/BENCHMARKS.md, stop 23).
+ */
+int st__report_scan_summary(const char *path, struct st__report_scan *s);
 void st__report_scan_free(struct st__report_scan *s);
 
 #endif
