@@ -24,7 +24,7 @@
  * libcrypto, loaded on first use: a run without --manifest or --verify, and
  * every command of the CLI but those, never maps it.  Linked, its load and
  * its relocations cost each of the CLI and the daemon at every start (in all,
- * `sandtrace run -- true` 27.0 -> 20.4 ms: docs/BENCHMARKS.md, stop 23).
+ * `sandtrace run -- true` 29.8 -> 23.1 ms: docs/BENCHMARKS.md, stop 23).
  * ST_LIBCRYPTO_SONAME comes from the build (daemon/meson.build: the major
  * version of the headers compiled against); each pointer has the type of the
  * header's own declaration.  Loaded once (pthread_once), never unloaded.
@@ -178,7 +178,9 @@ static int sha256_fd_md(EVP_MD *md, int fd, uint8_t digest[ST_SHA256_LEN], uint6
 	unsigned dlen = 0;
 	if (st__sha256_unavailable() != NULL)
 		return -ENOSYS;
-	EVP_MD *own = md == NULL ? md = evp.md_fetch(NULL, "SHA256", NULL) : NULL;
+	EVP_MD *own = NULL; /* fetched for this call alone (no pool's) */
+	if (md == NULL)
+		md = own = evp.md_fetch(NULL, "SHA256", NULL);
 	EVP_MD_CTX *ctx = evp.ctx_new();
 	/* one buffer per thread, kept: a fresh 1 MiB malloc is a fresh mmap,
 	 * and its 256 page faults cost more than hashing a small file */
