@@ -211,6 +211,8 @@ json_t *st__rec_summary(const struct st__summary *s)
 	put(o, "daemon_messages", json_integer((json_int_t)s->daemon_messages), &ok);
 	put(o, "clients", json_integer((json_int_t)s->clients), &ok);
 	put(o, "dropped_clients", json_integer((json_int_t)s->dropped_clients), &ok);
+	if (s->policy_reloads)
+		put(o, "policy_reloads", json_integer((json_int_t)s->policy_reloads), &ok);
 	return finish(o, ok);
 }
 
@@ -434,6 +436,7 @@ static int scan_one(json_t *obj, unsigned long lineno, void *ctx)
 		m->daemon_messages = get_u64(obj, "daemon_messages");
 		m->clients = get_u64(obj, "clients");
 		m->dropped_clients = get_u64(obj, "dropped_clients");
+		m->policy_reloads = get_u64(obj, "policy_reloads");
 	}
 	return 0;
 }
@@ -489,16 +492,20 @@ int st__report_scan_summary(const char *path, struct st__report_scan *s)
 	json_error_t je;
 	json_t *obj = json_loadb(buf + start, end - start, 0, &je);
 	const char *type = json_string_value(json_object_get(obj, "type"));
+	/* a run whose policy was reloaded (SIGHUP): its summary names the last
+	 * policy record, which only the whole report has */
 	if (json_is_object(obj) && type != NULL && strcmp(type, "summary") == 0 &&
-	    scan_one(obj, 0, s) == 0)
+	    scan_one(obj, 0, s) == 0 && s->summary.policy_reloads == 0)
 		found = 1;
 	json_decref(obj);
 out:
 	free(buf);
 	if (fd >= 0)
 		close(fd);
-	if (!found)
+	if (!found) {
 		st__report_scan_free(s);
+		memset(s, 0, sizeof(*s)); /* have_summary too: nothing was taken */
+	}
 	return found;
 }
 

@@ -99,6 +99,7 @@ struct st__summary {
 	uint64_t calls, hits, messages; /* sums over the EXIT messages of traced processes */
 	uint64_t daemon_messages;	/* frames the daemon received */
 	uint64_t clients, dropped_clients;
+	uint64_t policy_reloads; /* policy records before it (written when not 0) */
 };
 json_t *st__rec_summary(const struct st__summary *s);
 /* Append a reason (printf format) and mark the summary incomplete.  0 or -ENOMEM. */
@@ -170,7 +171,8 @@ int st__report_scan(const char *path, struct st__report_scan *s, char *err, size
  * summary record: 1 and *s as st__report_scan leaves it for that record
  * (have_summary and summary; the counts and lists empty), reading at most the
  * file's last 64 KiB.  0 otherwise (a last line that is not a whole summary
- * record, or a file that cannot be read), *s then freed: scan the whole
+ * record, a summary of a run whose policy was reloaded, whose policy
+ * records only the whole report has, or a file that cannot be read), *s then freed: scan the whole
  * report for the counts and the error.  For the end of `sandtrace run`, whose
  * daemon writes its summary last: a build's report can be tens of megabytes,
  * read whole after the build (docs/BENCHMARKS.md, stop 23).

@@ -1972,6 +1972,7 @@ static void reload_policy(struct daemon *d)
 				st__action_name(d->policy.default_action), "generation", (json_int_t)gen);
 	if (st__report_emit(&d->report, rec) < 0)
 		internal_error(d, "writing the report", d->report.error);
+	d->sum.policy_reloads++;
 	d->report_dirty = true;
 }
 

@@ -140,6 +140,12 @@ check "reload: sandtrace report says so" \
 	sh -c "\"$ST\" report \"$W/reload.jsonl\" | grep -q 'policy reloaded 1 time'"
 check "reload: the refusal before it is a violation" \
 	sh -c "grep '\"type\":\"violation\"' '$W/reload.jsonl' | grep -q '$W/secret'"
+# the summary sandtrace run prints at its end names the reload too, as sandtrace report
+# does (it comes from the policy records, not from the summary line alone)
+printf 'allow any /\n' > "$W/rl.policy"
+"$ST" run --policy "$W/rl.policy" --pidfile "$W/rl.pid" --report "$W/rl.jsonl" \
+	--summary="$W/rl.summary" -- sh -c 'kill -HUP $(cat "$1"); sleep 1' sh "$W/rl.pid"
+check "reload: the run's own summary says so" grep -q 'policy reloaded 1 time' "$W/rl.summary"
 # made under the old policy, and still in the record log when the SIGHUP came (the same
 # process sent it): judged by the old rules, before the policy record (it named the new
 # policy's "allow any" line, after the policy record)

@@ -120,6 +120,27 @@ START_TEST(refused_when_longer_than_the_tail)
 }
 END_TEST
 
+START_TEST(refused_when_policy_reloaded)
+{
+	/* a run whose policy was reloaded: the summary line counts the reloads, and the last
+	 * policy record the summary names is only in the whole report */
+	char text[4096];
+	snprintf(text, sizeof(text),
+		 "%s{\"type\":\"policy\",\"seq\":3,\"policy\":\"p\",\"rules\":2,"
+		 "\"default\":\"allow\",\"generation\":1}\n%.*s,\"policy_reloads\":1}\n",
+		 records, (int)strlen(SUMMARY) - 1, SUMMARY);
+	refused(text, strlen(text));
+	struct st__report_scan all;
+	char err[256];
+	const char *path = report_of(text, strlen(text));
+	ck_assert_int_eq(st__report_scan(path, &all, err, sizeof(err)), 0);
+	ck_assert_uint_eq(all.policy_reloads, 1);
+	ck_assert_uint_eq(all.summary.policy_reloads, 1);
+	st__report_scan_free(&all);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(refused_when_missing)
 {
 	struct st__report_scan s;
@@ -137,6 +158,7 @@ Suite *suite_report(void)
 	tcase_add_test(tc, refused_when_not_a_summary_last);
 	tcase_add_test(tc, refused_when_torn);
 	tcase_add_test(tc, refused_when_longer_than_the_tail);
+	tcase_add_test(tc, refused_when_policy_reloaded);
 	tcase_add_test(tc, refused_when_missing);
 	suite_add_tcase(s, tc);
 	return s;
