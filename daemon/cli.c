@@ -661,14 +661,19 @@ static int cmd_run(int argc, char **argv)
 		if (outs[i] == NULL)
 			continue;
 		struct stat st;
-		int fd = open(outs[i], O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		/* a FIFO is refused by its type, unopened: opened for writing it
+		 * waited for a reader, and the run hung before CMD started */
+		bool special = stat(outs[i], &st) == 0 && !S_ISREG(st.st_mode);
+		int fd = special ? -1
+				 : open(outs[i], O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
 		struct statfs sfs;
-		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+		if (special || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 		    (fstatfs(fd, &sfs) == 0 &&
 		     (sfs.f_type == 0x9fa0 /* proc */ || sfs.f_type == 0x62656572 /* sysfs */))) {
-			if (fd >= 0)
+			if (fd >= 0 || special)
 				errno = EINVAL;
-			warn("%s %s%s", names[i], outs[i], fd >= 0 ? " (not a regular file)" : "");
+			warn("%s %s%s", names[i], outs[i],
+			     fd >= 0 || special ? " (not a regular file)" : "");
 			if (fd >= 0)
 				close(fd);
 			return SANDTRACE_EXIT_ERROR;

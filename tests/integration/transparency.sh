@@ -30,6 +30,16 @@ check "missing command is 127" test $rc -eq 127
 check "--report into /proc refused (125), command not run" sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran1 ]"
 "$ST" run --summary="$W/no/such/dir/s" -- touch "$W/ran2" 2>/dev/null; rc=$?
 check "--summary into a missing directory refused (125)" sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran2 ]"
+# a FIFO (no reader): refused at once, not waited on (the run hung before the command)
+mkfifo "$W/out.fifo"
+for o in --report --pidfile; do
+	rm -f "$W/ran5"
+	timeout 10 "$ST" run $o "$W/out.fifo" -- touch "$W/ran5" 2>/dev/null; rc=$?
+	check "$o FIFO refused (125, got $rc), command not run" \
+		sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran5 ]"
+done
+timeout 10 "$ST" run --summary="$W/out.fifo" -- touch "$W/ran5" 2>/dev/null; rc=$?
+check "--summary=FIFO refused (125, got $rc)" test $rc -eq 125
 # an output the daemon writes by name is this CLI's file: /dev/stdout into a
 # file is refused (the command's output would be mixed in; the daemon's own
 # /dev/stdout is /dev/null, where the report once vanished), /dev/fd/N is
