@@ -46,7 +46,10 @@ static void evp_load(void)
 {
 	void *h = dlopen(ST_LIBCRYPTO_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (h == NULL) {
-		snprintf(evp_errbuf, sizeof(evp_errbuf), "%s", dlerror());
+		/* dlerror names the file that failed, which may be one of its
+		 * dependencies: say what was being loaded, and why */
+		snprintf(evp_errbuf, sizeof(evp_errbuf), "loading %s for SHA-256: %s",
+			 ST_LIBCRYPTO_SONAME, dlerror());
 		evp_error = evp_errbuf;
 		return;
 	}
@@ -64,8 +67,8 @@ static void evp_load(void)
 	};
 	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
 		if ((*syms[i].slot = dlsym(h, syms[i].name)) == NULL) {
-			snprintf(evp_errbuf, sizeof(evp_errbuf), "%s: no %s", ST_LIBCRYPTO_SONAME,
-				 syms[i].name);
+			snprintf(evp_errbuf, sizeof(evp_errbuf), "loading %s for SHA-256: no %s",
+				 ST_LIBCRYPTO_SONAME, syms[i].name);
 			evp_error = evp_errbuf;
 			return;
 		}

@@ -32,6 +32,26 @@ for bin in "$ST" "$(dirname "$ST")/sandtraced"; do
 	check "$(basename "$bin") does not link libcrypto (it is loaded for digests only)" \
 		sh -c "! readelf -d '$bin' | grep -q 'NEEDED.*libcrypto'"
 done
+# a libcrypto that cannot be loaded: a manifest run stops before the command with the
+# reason, a run without a manifest does not notice (a stand-in of the same soname on
+# LD_LIBRARY_PATH, without the symbols; and one whose dependency is missing)
+mkdir -p "$W/nocrypto" "$W/nodep"
+soname=$(readelf -d "$(ldconfig -p | awk '/libcrypto\.so\.[0-9]+ .*x86-64/ {print $NF; exit}')" 2>/dev/null |
+	sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+soname=${soname:-libcrypto.so.3}
+echo 'int st_stand_in;' > "$W/nocrypto/s.c"
+gcc -shared -fPIC -Wl,-soname,"$soname" -o "$W/nocrypto/$soname" "$W/nocrypto/s.c"
+gcc -shared -fPIC -Wl,-soname,libstnothere.so -o "$W/nodep/libstnothere.so" "$W/nocrypto/s.c"
+gcc -shared -fPIC -Wl,-soname,"$soname" -o "$W/nodep/$soname" "$W/nocrypto/s.c" -L"$W/nodep" -Wl,--no-as-needed -lstnothere
+rm "$W/nodep/libstnothere.so"
+for d in nocrypto nodep; do
+	rm -f "$W/ran.$d"
+	msg=$(LD_LIBRARY_PATH="$W/$d" "$ST" run --manifest "$W/m.$d" --report "$W/r.$d" -- touch "$W/ran.$d" 2>&1); rc=$?
+	check "libcrypto unloadable ($d): exit 125, the command not run, the reason named (got $rc: $msg)" \
+		sh -c "[ $rc -eq 125 ] && [ ! -e '$W/ran.$d' ] && echo '$msg' | grep -q 'loading $soname for SHA-256: '"
+done
+LD_LIBRARY_PATH="$W/nocrypto" "$ST" run --report "$W/r.nomf" -- true; rc=$?
+check "libcrypto unloadable: a run without a manifest is not affected" test $rc -eq 0
 
 # ---- the manifest of a run ----
 "$ST" run --manifest m1 --hash-cache none --report r1.jsonl -- \
