@@ -179,11 +179,13 @@ static int sha256_fd_md(EVP_MD *md, int fd, uint8_t digest[ST_SHA256_LEN], uint6
 	int rc = 0;
 	uint64_t n = 0;
 	unsigned dlen = 0;
-	if (st__sha256_unavailable() != NULL)
-		return -ENOSYS;
-	EVP_MD *own = NULL; /* fetched for this call alone (no pool's) */
-	if (md == NULL)
+	/* a pool's md says libcrypto is loaded; a call without one loads it */
+	EVP_MD *own = NULL; /* fetched for this call alone */
+	if (md == NULL) {
+		if (st__sha256_unavailable() != NULL)
+			return -ENOSYS;
 		md = own = evp.md_fetch(NULL, "SHA256", NULL);
+	}
 	EVP_MD_CTX *ctx = evp.ctx_new();
 	/* one buffer per thread, kept: a fresh 1 MiB malloc is a fresh mmap,
 	 * and its 256 page faults cost more than hashing a small file */

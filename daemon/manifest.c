@@ -714,9 +714,8 @@ int st__mf_new(struct st__mf **out, const struct st__mf_opts *o, unsigned run_fl
 	unsigned threads = o->threads ? o->threads : ncpu > 4 ? 4 : ncpu > 1 ? (unsigned)ncpu : 1;
 	int rc = st__hashpool_new(&m->pool, threads);
 	if (rc < 0) {
-		snprintf(err, errlen, "starting the hash workers: %s",
-			 rc == -ENOSYS && st__sha256_unavailable() ? st__sha256_unavailable()
-								   : strerror(-rc));
+		const char *why = rc == -ENOSYS ? st__sha256_unavailable() : NULL;
+		snprintf(err, errlen, "starting the hash workers: %s", why ? why : strerror(-rc));
 		st__mf_free(m);
 		return rc;
 	}
