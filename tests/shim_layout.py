@@ -44,36 +44,37 @@ def main():
         print(("ok: " if ok else "FAIL: ") + what)
         failed += not ok
 
-    check(len(names) >= 10, "layout.ld names the start's functions (%d)" % len(names))
     hdr = subprocess.run(["objdump", "-h", lib], capture_output=True, text=True, check=True).stdout
-    m = re.search(r"\s\.text\.st_start\s+([0-9a-f]+)\s+([0-9a-f]+)", hdr)
-    check(m is not None, ".text.st_start is in the library")
-    if not m:
-        return 1
-    size, start = int(m.group(1), 16), int(m.group(2), 16)
-    check(size <= MAX_PAGES * 4096, ".text.st_start is %d bytes (at most %d pages)" % (size, MAX_PAGES))
     syms = {}
     for line in subprocess.run(["nm", lib], capture_output=True, text=True, check=True).stdout.splitlines():
         p = line.split()
         if len(p) == 3 and p[1] in "tT":
             syms.setdefault(p[2], []).append(int(p[0], 16))
-    for n in names + ["frame_dummy", "__do_global_dtors_aux"]:
-        at = syms.get(n)
-        check(at is not None and all(start <= a < start + size for a in at),
-              "%s emitted and placed in .text.st_start" % n)
+
+    def placed(section, names, max_pages):
+        """Check that section is in the library, within max_pages, and holds every one of
+        names; its (start, size), or None when it is missing."""
+        m = re.search(r"\s\." + section.replace(".", r"\.") + r"\s+([0-9a-f]+)\s+([0-9a-f]+)", hdr)
+        check(m is not None, ".%s is in the library" % section)
+        if not m:
+            return None
+        size, start = int(m.group(1), 16), int(m.group(2), 16)
+        check(size <= max_pages * 4096, ".%s is %d bytes (at most %d pages)" % (section, size, max_pages))
+        for n in names:
+            at = syms.get(n)
+            check(at is not None and all(start <= a < start + size for a in at),
+                  "%s emitted and placed in .%s" % (n, section))
+        return start, size
+
+    check(len(names) >= 10, "layout.ld names the start's functions (%d)" % len(names))
+    st = placed("text.st_start", names + ["frame_dummy", "__do_global_dtors_aux"], MAX_PAGES)
+    if st is None:
+        return 1
     hot = section_names(text, "text.st_hot")
     check(len(hot) >= 40, "layout.ld names the checked calls' functions (%d)" % len(hot))
-    m = re.search(r"\s\.text\.st_hot\s+([0-9a-f]+)\s+([0-9a-f]+)", hdr)
-    check(m is not None, ".text.st_hot is in the library")
-    if m:
-        hsize, hstart = int(m.group(1), 16), int(m.group(2), 16)
-        check(hsize <= MAX_HOT_PAGES * 4096,
-              ".text.st_hot is %d bytes (at most %d pages)" % (hsize, MAX_HOT_PAGES))
-        check(hstart - (start + size) < 64, ".text.st_hot follows .text.st_start")
-        for n in hot:
-            at = syms.get(n)
-            check(at is not None and all(hstart <= a < hstart + hsize for a in at),
-                  "%s emitted and placed in .text.st_hot" % n)
+    sh = placed("text.st_hot", hot, MAX_HOT_PAGES)
+    if sh is not None:
+        check(sh[0] - (st[0] + st[1]) < 64, ".text.st_hot follows .text.st_start")
     dis = subprocess.run(["objdump", "-d", "-j", ".text.st_start", lib], capture_output=True,
                          text=True, check=True).stdout
     fn, bad = None, []
