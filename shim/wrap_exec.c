@@ -531,6 +531,23 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	int fd = a->empty_path || !path ? PROBE_OPEN_HERE : probe_open(dirfd, path);
 	bool absent = fd < 0 && !a->empty_path && path && (errno == ENOENT || errno == ENOTDIR);
 	int e = 0;
+	if (absent && !flags) {
+		/*
+		 * The kernel's exec resolves the path as the open did, with the
+		 * same credentials, so it would fail with the same ENOENT or
+		 * ENOTDIR: no environment is built, no exec is made, and the
+		 * miss needs no second look (record_exec_enoent's).  One system
+		 * call for each PATH candidate that is not there instead of
+		 * three, in every execvp-style search.  With flags (a
+		 * no-follow exec of a dangling link fails with ELOOP, which the
+		 * open cannot tell) the real call still decides.
+		 */
+		int miss = errno;
+		st__acc_done(a);
+		st__record_path(dirfd, path, K_X, false, ENOENT);
+		errno = miss;
+		return -1;
+	}
 	if (absent)
 		st__acc_done(a);
 	else if ((e = st__pre(a)) == 0)

@@ -8,7 +8,7 @@
  *
  *   first touch  stat of each file once, the first time it is seen (with sandtrace: a cache
  *                miss, one message to the daemon per path)
- *   stat, stat-missing, open+close, access, readlink
+ *   stat, stat-missing, exec-missing, open+close, access, readlink
  *                ITERS calls round-robin over the same NPATHS paths, after an untimed warm-up
  *                pass over them: with sandtrace every access is a Ctrie hit (or, with
  *                --no-cache, a round trip); ROUNDS timed rounds, the median is printed
@@ -80,7 +80,7 @@ static void die(const char *what)
 	exit(1);
 }
 
-enum op { OP_STAT, OP_STAT_ONE, OP_MISSING, OP_OPEN, OP_ACCESS, OP_READLINK };
+enum op { OP_STAT, OP_STAT_ONE, OP_MISSING, OP_EXEC_MISSING, OP_OPEN, OP_ACCESS, OP_READLINK };
 
 static void do_op(enum op op, int i)
 {
@@ -103,6 +103,12 @@ static void do_op(enum op op, int i)
 		if (stat(missing[i], &st) == 0 || errno != ENOENT)
 			die("stat of a missing path");
 		break;
+	case OP_EXEC_MISSING: { /* one candidate of a PATH search that is not there */
+		char *const av[] = {(char *)"x", NULL};
+		if (execv(missing[i], av) == 0 || errno != ENOENT)
+			die("exec of a missing path");
+		break;
+	}
 	case OP_OPEN:
 		fd = open(files[i], O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -254,6 +260,7 @@ int main(int argc, char **argv)
 	} ops[] = {{"stat", OP_STAT},
 		   {"stat-one", OP_STAT_ONE},
 		   {"stat-missing", OP_MISSING},
+		   {"exec-missing", OP_EXEC_MISSING},
 		   {"open+close", OP_OPEN},
 		   {"access", OP_ACCESS},
 		   {"readlink", OP_READLINK}};

@@ -47,6 +47,49 @@ check "truncated ELF: run complete" test "$(summary_field rtr.jsonl complete)" =
 try: os.posix_spawn(os.getcwd() + "/not-here", ["x"], os.environ)
 except FileNotFoundError: pass'
 check "posix_spawn of a missing program: a failed lookup" has N "$W/not-here" rsm.jsonl
+# exec attempts of paths that are not there fail as the kernel fails them, with
+# or without the shim (which answers a plain exec of a missing path from its
+# own look at the file): the same errno for each way of failing, and each PATH
+# candidate recorded as a failed lookup
+cat > ex.c <<'C'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+static void try(const char *what, int r) { printf("%s %d %s\n", what, r, r < 0 ? strerrorname_np(errno) : "-"); }
+int main(int argc, char **argv)
+{
+	char *av[] = {"x", NULL};
+	if (argc > 1) { puts("ran"); return 0; }
+	try("missing", execv("./no-such-prog", av));
+	try("notdir", execv("./afile/prog", av));
+	try("trailing-slash", execv("./afile/", av));
+	try("empty", execv("", av));
+	try("dangling", execv("./dangling", av));
+	try("dangling-nofollow", execveat(AT_FDCWD, "./dangling", av, NULL, AT_SYMLINK_NOFOLLOW));
+	try("missing-at-dirfd", execveat(open(".", O_PATH), "no-such-prog", av, NULL, 0));
+	try("execvp-missing", execvp("no-such-prog-sandtrace", av));
+	fflush(stdout);
+	char *run[] = {"exprog", "run", NULL};
+	execvp("exprog", run); /* found in the last PATH entry */
+	try("execvp-found", -1);
+	return 1;
+}
+C
+gcc -o ex ex.c && mkdir -p pbin && cp ex pbin/exprog && : > afile && ln -sf "$W/nowhere" dangling
+PATH="$W/pnone:$W/afile:$W/pbin:$PATH" ./ex > ex-u.out
+PATH="$W/pnone:$W/afile:$W/pbin:$PATH" "$ST" run --report rex.jsonl -- ./ex > ex-t.out
+check "failed execs: the same errno as untraced (ENOENT, ENOTDIR, ELOOP), the search goes on" \
+	cmp -s ex-u.out ex-t.out
+check "failed execs: the untraced run's errnos are the ones this test means" \
+	grep -qxF 'dangling-nofollow -1 ELOOP' ex-u.out
+check "failed execs: the program found last in PATH ran" test "$(tail -1 ex-t.out)" = ran
+check "execvp: a PATH candidate that is not there is a failed lookup" has N "$W/pnone/exprog" rex.jsonl
+check "execvp: a PATH candidate under a file is a failed lookup" has N "$W/afile/exprog" rex.jsonl
+check "execvp: the candidate found is the exec" has X "$W/pbin/exprog" rex.jsonl
+check "execv of a missing program: a failed lookup" has N "$W/no-such-prog" rex.jsonl
 # a #! script whose interpreter is missing: the interpreter is the failed
 # lookup, the script (which is there) is not
 printf '#!/nonexistent-sandtrace/interp\n' > mi && chmod +x mi
