@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -508,6 +509,31 @@ static void record_exec_enoent(int dirfd, const char *path)
 	errno = saved;
 }
 
+/* Is the lookup the first thing that can fail the kernel's exec, so that the
+ * probe's ENOENT or ENOTDIR is the exec's answer too?  Not before Linux 6.8,
+ * which counts and copies argv and envp before it opens the program (E2BIG,
+ * EFAULT come first).  Not after a set*uid that left the process a user over
+ * its RLIMIT_NPROC either: the next exec fails with EAGAIN before the lookup
+ * (PF_NPROC_EXCEEDED, which the kernel sets only when the real uid changes),
+ * so only a process whose real uid is still its image's (st__g.uid, a
+ * forked child's too) is answered from the probe. */
+static bool exec_looks_up_first(void)
+{
+	static _Atomic int opens_first = -1; /* the kernel's, asked once */
+	int k = opens_first;
+	if (k < 0) {
+		struct utsname u;
+		unsigned major = 0, minor = 0;
+		if (ST_SYSCALL(SYS_uname, &u) == 0) {
+			major = st__parse_uint(u.release);
+			const char *dot = strchr(u.release, '.');
+			minor = dot ? st__parse_uint(dot + 1) : 0;
+		}
+		opens_first = k = major > 6 || (major == 6 && minor >= 8);
+	}
+	return k && (uint32_t)ST_SYSCALL(SYS_getuid) == st__g.uid;
+}
+
 /* execve on a path as the kernel would: check, report, re-inject, exec. */
 static int exec_checked(int dirfd, const char *path, char *const argv[], char *const envp[],
 			int flags, bool fexec)
@@ -531,16 +557,18 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	int fd = a->empty_path || !path ? PROBE_OPEN_HERE : probe_open(dirfd, path);
 	bool absent = fd < 0 && !a->empty_path && path && (errno == ENOENT || errno == ENOTDIR);
 	int e = 0;
-	if (absent && !flags) {
+	if (absent && !flags && exec_looks_up_first()) {
 		/*
 		 * The kernel's exec resolves the path as the open did, with the
 		 * same credentials, so it would fail with the same ENOENT or
 		 * ENOTDIR: no environment is built, no exec is made, and the
-		 * miss needs no second look (record_exec_enoent's).  One system
-		 * call for each PATH candidate that is not there instead of
-		 * three, in every execvp-style search.  With flags (a
-		 * no-follow exec of a dangling link fails with ELOOP, which the
-		 * open cannot tell) the real call still decides.
+		 * miss needs no second look (record_exec_enoent's).  Two cheap
+		 * system calls (getuid, the open) for each PATH candidate that
+		 * is not there instead of three lookups, in every execvp-style
+		 * search.  With flags (a no-follow exec of a dangling link
+		 * fails with ELOOP, which the open cannot tell), or when the
+		 * exec can fail before its lookup (exec_looks_up_first), the
+		 * real call still decides.
 		 */
 		int miss = errno;
 		st__acc_done(a);

@@ -90,6 +90,48 @@ check "execvp: a PATH candidate that is not there is a failed lookup" has N "$W/
 check "execvp: a PATH candidate under a file is a failed lookup" has N "$W/afile/exprog" rex.jsonl
 check "execvp: the candidate found is the exec" has X "$W/pbin/exprog" rex.jsonl
 check "execv of a missing program: a failed lookup" has N "$W/no-such-prog" rex.jsonl
+# a set*uid that leaves the process a user over RLIMIT_NPROC fails its next
+# exec with EAGAIN before the kernel looks the path up: a missing program
+# then says EAGAIN, not ENOENT (root: the switch of user)
+if [ "$(id -u)" = 0 ]; then
+	cat > np.c <<'C'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+int main(void)
+{
+	char *av[] = {"x", NULL}, c;
+	int p[2];
+	struct rlimit none = {0, 0};
+	if (pipe(p))
+		return 2;
+	pid_t other = fork(); /* a process of the user's: its count is then over 0 */
+	if (other == 0) {
+		if (setresuid(65534, 65534, 65534) == 0)
+			(void)!write(p[1], "u", 1);
+		pause();
+		_exit(0);
+	}
+	if (read(p[0], &c, 1) != 1 || setrlimit(RLIMIT_NPROC, &none) ||
+	    setresuid(65534, 65534, 65534))
+		return 2;
+	int r = execv("/nonexistent-sandtrace/prog", av); /* under /: the new user can search it (not the work directory) */
+	printf("%d %s\n", r, strerrorname_np(errno));
+	kill(other, SIGKILL);
+	return 0;
+}
+C
+	gcc -o np np.c && ./np > np-u.out && "$ST" run --report rnp.jsonl -- ./np > np-t.out
+	check "exec over RLIMIT_NPROC after a setuid: the untraced run's errno is EAGAIN" \
+		grep -qxF -- '-1 EAGAIN' np-u.out
+	check "exec over RLIMIT_NPROC after a setuid: the same errno traced" cmp -s np-u.out np-t.out
+else
+	echo "skip - exec over RLIMIT_NPROC after a setuid: needs root"
+fi
 # a #! script whose interpreter is missing: the interpreter is the failed
 # lookup, the script (which is there) is not
 printf '#!/nonexistent-sandtrace/interp\n' > mi && chmod +x mi
