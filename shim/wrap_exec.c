@@ -555,7 +555,8 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	interp[0] = 0;
 	/* one open both tells a missing file and is what probe_exec reads */
 	int fd = a->empty_path || !path ? PROBE_OPEN_HERE : probe_open(dirfd, path);
-	bool absent = fd < 0 && !a->empty_path && path && (errno == ENOENT || errno == ENOTDIR);
+	int miss = fd < 0 ? errno : 0; /* the probe's, before exec_looks_up_first's calls */
+	bool absent = fd < 0 && !a->empty_path && path && (miss == ENOENT || miss == ENOTDIR);
 	int e = 0;
 	if (absent && !flags && exec_looks_up_first()) {
 		/*
@@ -570,7 +571,6 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 		 * exec can fail before its lookup (exec_looks_up_first), the
 		 * real call still decides.
 		 */
-		int miss = errno;
 		st__acc_done(a);
 		st__record_path(dirfd, path, K_X, false, ENOENT);
 		errno = miss;
