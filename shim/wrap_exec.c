@@ -534,6 +534,23 @@ static bool exec_looks_up_first(void)
 	return k && (uint32_t)ST_SYSCALL(SYS_getuid) == st__g.uid;
 }
 
+/* One answer of exec_looks_up_first for all the candidates of one PATH search
+ * (execvpe_search): no code of the program runs between them, so its real uid
+ * cannot change, and a search of twelve PATH entries makes one getuid, not
+ * twelve (≈ 1 µs each on this project's VM).  0: no search; 1: in one, not
+ * asked yet; 2: yes; 3: no.  A vfork child's search writes its parent's
+ * (shared) copy, which st__vfork_end clears. */
+static __thread unsigned char search_first;
+
+static bool looks_up_first(void)
+{
+	if (search_first == 0)
+		return exec_looks_up_first();
+	if (search_first == 1)
+		search_first = exec_looks_up_first() ? 2 : 3;
+	return search_first == 2;
+}
+
 /* execve on a path as the kernel would: check, report, re-inject, exec. */
 static int exec_checked(int dirfd, const char *path, char *const argv[], char *const envp[],
 			int flags, bool fexec)
@@ -558,7 +575,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	int miss = fd < 0 ? errno : 0; /* the probe's, before exec_looks_up_first's calls */
 	bool absent = fd < 0 && !a->empty_path && path && (miss == ENOENT || miss == ENOTDIR);
 	int e = 0;
-	if (absent && !flags && exec_looks_up_first()) {
+	if (absent && !flags && looks_up_first()) {
 		/*
 		 * The kernel's exec resolves the path as the open did, with the
 		 * same credentials, so it would fail with the same ENOENT or
@@ -729,6 +746,7 @@ static int execvpe_search(const char *file, char *const argv[], char *const envp
 	}
 	bool got_eacces = false;
 	char buf[PATH_MAX + NAME_MAX + 2];
+	search_first = 1;
 	for (const char *cur = path_var(); cur;) {
 		if (!path_next(&cur, file, flen, buf, sizeof(buf)))
 			continue;
@@ -744,12 +762,15 @@ static int execvpe_search(const char *file, char *const argv[], char *const envp
 		case ETIMEDOUT:
 			break;
 		case ENOEXEC:
+			search_first = 0;
 			exec_script(buf, argv, envp);
 			return -1;
 		default:
+			search_first = 0;
 			return -1;
 		}
 	}
+	search_first = 0;
 	if (got_eacces)
 		errno = EACCES;
 	return -1;
@@ -1301,6 +1322,7 @@ long st__vfork_end(long r)
 			munmap(st__vf.map, st__vf.maplen);
 		if (st__vf.chunk) /* the child is gone from our memory: its chunk is done */
 			sandtrace_log_seal(&st__g.arena, st__vf.chunk);
+		search_first = 0; /* a search the child's exec ended */
 		st__vf = (struct st_vfork){0};
 	}
 	if (r < 0) {

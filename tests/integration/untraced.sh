@@ -99,6 +99,7 @@ if [ "$(id -u)" = 0 ]; then
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -121,6 +122,9 @@ int main(void)
 		return 2;
 	int r = execv("/nonexistent-sandtrace/prog", av); /* under /: the new user can search it (not the work directory) */
 	printf("%d %s\n", r, strerrorname_np(errno));
+	setenv("PATH", "/nonexistent-sandtrace:/nonexistent-sandtrace/b", 1);
+	r = execvp("prog", av); /* a PATH search: its candidates share one look at the uid */
+	printf("search %d %s\n", r, strerrorname_np(errno));
 	kill(other, SIGKILL);
 	return 0;
 }
@@ -128,6 +132,8 @@ C
 	gcc -o np np.c && ./np > np-u.out && "$ST" run --report rnp.jsonl -- ./np > np-t.out
 	check "exec over RLIMIT_NPROC after a setuid: the untraced run's errno is EAGAIN" \
 		grep -qxF -- '-1 EAGAIN' np-u.out
+	check "exec over RLIMIT_NPROC after a setuid: a PATH search's errno is EAGAIN untraced" \
+		grep -qxF -- 'search -1 EAGAIN' np-u.out
 	check "exec over RLIMIT_NPROC after a setuid: the same errno traced" cmp -s np-u.out np-t.out
 else
 	echo "skip - exec over RLIMIT_NPROC after a setuid: needs root"
