@@ -42,10 +42,6 @@ static inline uint64_t st__align_up(uint64_t v)
 }
 
 #if defined(__linux__) && defined(MAP_FIXED_NOREPLACE) && (defined(__x86_64__) || defined(__aarch64__))
-/* The kernel's fault-around window (fault_around_bytes, 64 KiB by default):
- * a read fault on a shared file page maps the pages of the window-aligned
- * block around it that are in the page cache. */
-#define ST__FAULT_WINDOW (UINT64_C(64) << 10)
 /*
  * Where an attach may map the arena so that its first pages share a
  * page-table page the process already has: the first page above the
@@ -84,13 +80,6 @@ static uintptr_t st__above_loader(size_t len, size_t page)
 	if (end == 0 || base + end < base)
 		return 0;
 	uintptr_t want = (base + end + page - 1) & ~(uintptr_t)(page - 1);
-	/* At a boundary of the kernel's fault-around window when that stays in
-	 * the loader's span: the header's first read then maps the whole
-	 * window (the policy, the key filter and the Ctrie's first cache array
-	 * with it), not only the part of it above the loader's last page. */
-	uintptr_t win = (want + ST__FAULT_WINDOW - 1) & ~(uintptr_t)(ST__FAULT_WINDOW - 1);
-	if ((win & ~(uintptr_t)(SANDTRACE_ARENA_SPAN - 1)) == (want & ~(uintptr_t)(SANDTRACE_ARENA_SPAN - 1)))
-		want = win;
 	/* libc's getrlimit: its page is warm, libc's start asked the same */
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)

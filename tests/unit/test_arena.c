@@ -438,17 +438,6 @@ static uintptr_t loader_end(void)
 	return end;
 }
 
-/* Where an attach puts the arena above the loader: the loader's end rounded
- * up to the kernel's 64 KiB fault-around window when that stays in the
- * loader's 2 MiB span (so that the header's first read maps the whole
- * window), else the loader's end; 0 if no loader. */
-static uintptr_t above_loader_place(void)
-{
-	uintptr_t end = loader_end(), win = (end + 0xffff) & ~(uintptr_t)0xffff;
-	uintptr_t span = (uintptr_t)SANDTRACE_ARENA_SPAN - 1;
-	return (win & ~span) == (end & ~span) ? win : end;
-}
-
 /* What an attach maps of an object of size bytes: whole pages (4 KiB here). */
 static uint64_t mapped_len(uint64_t size)
 {
@@ -474,7 +463,7 @@ START_TEST(map_span_aligned)
 	make_arena(size);
 	ck_assert_uint_eq((uintptr_t)g_a.base % SANDTRACE_ARENA_SPAN, 0);
 	ck_assert(!reservation_borders(g_a.base, size));
-	uintptr_t want = above_loader_place();
+	uintptr_t want = loader_end();
 	ck_assert_uint_ne(want, 0);
 	/* room for the arena, the stack's 128 MiB floor and a span? (not
 	 * without the kernel's address randomisation: setarch -R leaves about
@@ -509,7 +498,7 @@ START_TEST(map_keeps_stack_room)
 {
 	uint64_t size = 3 * MIB + 4096, len = mapped_len(size);
 	make_arena(size);
-	uintptr_t want = above_loader_place();
+	uintptr_t want = loader_end();
 	uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
 	ck_assert_uint_gt(sp, want);
 	uint64_t room = sp - want;
@@ -636,7 +625,7 @@ START_TEST(map_huge_pages_aligned)
 		ck_assert_int_eq(sandtrace_arena_map_fd(&b, fd, size, SANDTRACE_ARENA_SPAN), 0);
 		ck_assert_uint_eq((uintptr_t)b.base % SANDTRACE_ARENA_SPAN, 0);
 		ck_assert_uint_eq(b.page, SANDTRACE_ARENA_SPAN);
-		ck_assert_ptr_ne(b.base, (void *)above_loader_place());
+		ck_assert_ptr_ne(b.base, (void *)loader_end());
 		ck_assert(!reservation_borders(b.base, size));
 		sandtrace_arena_detach(&b);
 	}
