@@ -580,9 +580,9 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 		 * The kernel's exec resolves the path as the open did, with the
 		 * same credentials, so it would fail with the same ENOENT or
 		 * ENOTDIR: no environment is built, no exec is made, and the
-		 * miss needs no second look (record_exec_enoent's).  Two cheap
-		 * system calls (getuid, the open) for each PATH candidate that
-		 * is not there instead of three lookups, in every execvp-style
+		 * miss needs no second look (record_exec_enoent's).  The open
+		 * for each PATH candidate that is not there (and one getuid a
+		 * search) instead of three lookups, in every execvp-style
 		 * search.  With flags (a no-follow exec of a dangling link
 		 * fails with ELOOP, which the open cannot tell), or when the
 		 * exec can fail before its lookup (exec_looks_up_first), the
