@@ -325,7 +325,9 @@ void st__init(void)
  * object was taken out since, those are still the list's first ones (the
  * loader appends): a walk after a dlopen records only the objects after them,
  * not again every library of the process for each library it opens. */
-static _Atomic uint64_t noted_upto;
+/* In .data, beside st__g: a forked child resets both (st__after_fork_child), and
+ * each page of the shim's data a child writes is a copy-on-write fault of its own */
+static _Atomic uint64_t noted_upto __attribute__((section(".data")));
 
 void st__after_fork_child(void)
 {
@@ -335,6 +337,9 @@ void st__after_fork_child(void)
 	if (st__g.fd >= 0) /* the parent's connection: ours to close */
 		ST_SYSCALL(SYS_close, st__g.fd);
 	st__g.fd = -1;
+	/* two stores: merged, GCC loads the pair from .rodata, a page of its
+	 * own that every forked child then faults in */
+	__asm__ volatile("" ::: "memory");
 	st__g.fd_pid = 0;
 	st__g.pid = (int32_t)ST_SYSCALL(SYS_getpid);
 	st__g.hello_logged = false;

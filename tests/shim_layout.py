@@ -7,11 +7,17 @@ Checks, with binutils (nm, objdump):
   1. every function that shim/layout.ld names for .text.st_start is emitted (not inlined
      away or renamed: such a name would match nothing, silently) and lies inside that
      section, whose size stays within four pages;
-  2. no function of .text.st_start calls libc's string functions, memcpy or mmap through the
-     PLT: each is a page of libc's code that a traced /bin/true would touch for nothing
-     else (the shim uses st__strlen/st__copy and inline system calls there);
+  2. no function of .text.st_start calls (or jumps to) libc's string functions, memcpy or
+     mmap, through the PLT or the GOT: each is a page of libc's code that a traced /bin/true
+     would touch for nothing else (the shim uses st__strlen/st__copy and inline system
+     calls there);
   3. the same as 1 for .text.st_hot (what checked calls run), within sixteen pages, right
-     behind .text.st_start.
+     behind .text.st_start;
+  4. what a forked child writes and reads first is on pages it touches anyway: no call
+     through the PLT anywhere (-fno-plt: libc is called through the GOT, on the data page
+     the child writes), st__after_fork_child reads nothing from .rodata, and noted_upto
+     (which it resets) shares st__g's page: each other page would be a fault in every
+     forked child.
 Prints one line per check and exits 1 when any fails.
 """
 
@@ -83,11 +89,36 @@ def main():
         if h:
             fn = h.group(1)
             continue
-        c = re.search(r"\bcall\s+[0-9a-f]+ <([\w.]+)@plt>", line)
-        if c and c.group(1) in FORBIDDEN:
-            bad.append("%s calls %s" % (fn, c.group(1)))
+        c = re.search(r"\b(?:call|jmp)\s+(?:[0-9a-f]+ <([\w.]+)@plt>|"
+                      r"\*0x[0-9a-f]+\(%rip\)\s+# [0-9a-f]+ <([\w.]+)@)", line)
+        name = c and (c.group(1) or c.group(2))
+        if name in FORBIDDEN:
+            bad.append("%s calls %s" % (fn, name))
     check(not bad, "no libc string function, memcpy or mmap called from the start's code" +
           (": " + "; ".join(sorted(set(bad))) if bad else ""))
+    check(fn is not None, "the start's code disassembled")
+    # 4. a forked child's first steps
+    alld = subprocess.run(["objdump", "-d", lib], capture_output=True, text=True, check=True).stdout
+    # (crtbeginS.o's unload hook is not ours to compile, and a NODELETE library never runs it)
+    plt = [n for n in re.findall(r"\b(?:call|jmp)\s+[0-9a-f]+ <([\w.]+)@plt>", alld)
+           if n != "__cxa_finalize"]
+    check(not plt, "no call through the PLT (-fno-plt)" + (": " + ", ".join(sorted(set(plt))) if plt else ""))
+    ro = re.search(r"\s\.rodata\s+([0-9a-f]+)\s+([0-9a-f]+)", hdr)
+    body = re.search(r"^[0-9a-f]+ <st__after_fork_child>:\n(.*?)\n\n", alld, re.M | re.S)
+    check(ro is not None and body is not None, "st__after_fork_child and .rodata found")
+    if ro and body:
+        rsize, rstart = int(ro.group(1), 16), int(ro.group(2), 16)
+        reads = [int(a, 16) for a in re.findall(r"\(%rip\)[^#\n]*#\s*([0-9a-f]+)", body.group(1))]
+        inro = [hex(a) for a in reads if rstart <= a < rstart + rsize]
+        check(reads and not inro, "st__after_fork_child reads nothing from .rodata (%d rip-relative "
+              "operands%s)" % (len(reads), ": " + ", ".join(inro) if inro else ""))
+    data = {}
+    for line in subprocess.run(["nm", lib], capture_output=True, text=True, check=True).stdout.splitlines():
+        p = line.split()
+        if len(p) == 3 and p[2] in ("st__g", "noted_upto"):
+            data[p[2]] = int(p[0], 16)
+    check(len(data) == 2 and data["st__g"] >> 12 == data["noted_upto"] >> 12,
+          "noted_upto on st__g's page (%s)" % ", ".join("%s %#x" % kv for kv in sorted(data.items())))
     return 1 if failed else 0
 
 
