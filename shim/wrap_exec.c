@@ -1103,10 +1103,38 @@ EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (
 	return REAL(__register_atfork)(prepare, parent, child, dso);
 }
 
+/*
+ * A fork made inside the shim's own code (st__depth): the shim never forks
+ * itself, so this is a signal handler's, the handler having interrupted this
+ * thread in a wrapper.  The child is a process of its own all the same: it
+ * passed through, went on with its parent's pid, connection and log chunk
+ * (its records under the parent's pid, no process record of its own).  No
+ * lock is taken (the interrupted code may hold it; the child's is a fresh
+ * one), and the child's first steps are taken only when no atfork handler of
+ * the shim's took them already.
+ */
+static pid_t fork_in_shim(pid_t (*real)(void))
+{
+	int32_t parent = st__g.pid;
+	pid_t p = real();
+	if (p == 0 && st__g.pid == parent) {
+		int saved = errno;
+		st__depth++;
+		forked_child(parent);
+		st__depth--;
+		errno = saved;
+	}
+	return p;
+}
+
 pid_t st__fork(void)
 {
 	st__init();
-	if (!st__g.active || st__depth)
+	if (!st__g.active)
+		return REAL(fork)();
+	if (st__depth && !st__vchild)
+		return fork_in_shim(REAL(fork));
+	if (st__depth)
 		return REAL(fork)();
 	if (st__vchild) {
 		/* a fork in a vfork child (or a vfork there, made a fork): the
@@ -1155,6 +1183,8 @@ EXPORT pid_t fork(void)
 EXPORT pid_t _Fork(void)
 {
 	st__init();
+	if (st__g.active && st__depth && !st__vchild)
+		return fork_in_shim(REAL(_Fork));
 	if (!st__g.active || st__depth || st__vchild)
 		return REAL(_Fork)();
 	st__depth++;
