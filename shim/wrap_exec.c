@@ -575,7 +575,8 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	int miss = fd < 0 ? errno : 0; /* the probe's, before exec_looks_up_first's calls */
 	bool absent = fd < 0 && !a->empty_path && path && (miss == ENOENT || miss == ENOTDIR);
 	int e = 0;
-	if (absent && !flags && looks_up_first()) {
+	if (absent) {
+		st__acc_done(a);
 		/*
 		 * The kernel's exec resolves the path as the open did, with the
 		 * same credentials, so it would fail with the same ENOENT or
@@ -588,15 +589,14 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 		 * exec can fail before its lookup (exec_looks_up_first), the
 		 * real call still decides.
 		 */
-		st__acc_done(a);
-		st__record_path(dirfd, path, K_X, false, ENOENT);
-		errno = miss;
-		return -1;
-	}
-	if (absent)
-		st__acc_done(a);
-	else if ((e = st__pre(a)) == 0)
+		if (!flags && looks_up_first()) {
+			st__record_path(dirfd, path, K_X, false, ENOENT);
+			errno = miss;
+			return -1;
+		}
+	} else if ((e = st__pre(a)) == 0) {
 		why = note_exec(a, fd, interp, &elf, NULL, &e);
+	}
 	struct exe_hint hint = {0};
 	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
 	 * the image asks it; named while the program is open */
