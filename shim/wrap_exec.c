@@ -1104,26 +1104,27 @@ EXPORT int __register_atfork(void (*prepare)(void), void (*parent)(void), void (
 }
 
 /*
- * A fork made inside the shim's own code (st__depth): the shim never forks
- * itself, so this is a signal handler's, the handler having interrupted this
- * thread in a wrapper.  The child is a process of its own all the same: it
- * passed through, went on with its parent's pid, connection and log chunk
- * (its records under the parent's pid, no process record of its own).  No
- * lock is taken (the interrupted code may hold it; the child's is a fresh
- * one), and the child's first steps are taken only when no atfork handler of
- * the shim's took them already.
+ * A fork whose child takes its first steps (forked_child) here, with no lock
+ * held across the fork: _Fork (which runs no atfork handlers), and a fork made
+ * inside the shim's own code (st__depth).  The shim never forks itself, so the
+ * latter is a signal handler's, the handler having interrupted this thread in
+ * a wrapper; its child is a process of its own all the same (passed through,
+ * it went on with its parent's pid, connection and log chunk: its records
+ * under the parent's pid, no process record of its own).  No lock: the
+ * interrupted code may hold it, and the child's is a fresh one.  The child's
+ * steps are taken only when no atfork handler of the shim's took them already.
  */
-static pid_t fork_in_shim(pid_t (*real)(void))
+static pid_t fork_own_steps(pid_t (*real)(void))
 {
 	int32_t parent = st__g.pid;
+	st__depth++;
 	pid_t p = real();
 	if (p == 0 && st__g.pid == parent) {
 		int saved = errno;
-		st__depth++;
 		forked_child(parent);
-		st__depth--;
 		errno = saved;
 	}
+	st__depth--;
 	return p;
 }
 
@@ -1133,7 +1134,7 @@ pid_t st__fork(void)
 	if (!st__g.active)
 		return REAL(fork)();
 	if (st__depth && !st__vchild)
-		return fork_in_shim(REAL(fork));
+		return fork_own_steps(REAL(fork));
 	if (st__depth)
 		return REAL(fork)();
 	if (st__vchild) {
@@ -1183,17 +1184,9 @@ EXPORT pid_t fork(void)
 EXPORT pid_t _Fork(void)
 {
 	st__init();
-	if (st__g.active && st__depth && !st__vchild)
-		return fork_in_shim(REAL(_Fork));
-	if (!st__g.active || st__depth || st__vchild)
+	if (!st__g.active || st__vchild)
 		return REAL(_Fork)();
-	st__depth++;
-	int32_t parent = st__g.pid;
-	pid_t p = REAL(_Fork)();
-	if (p == 0)
-		forked_child(parent);
-	st__depth--;
-	return p;
+	return fork_own_steps(REAL(_Fork));
 }
 
 /*

@@ -505,4 +505,40 @@ P
 	check "forks in a signal handler: each child's write under its own pid, with its process record ($(cat "$W/sigfork.chk"))" \
 		grep -qx '40 writes, 0 under another pid, 0 without a process record' "$W/sigfork.chk"
 fi
+# _Fork (glibc 2.34: a fork without the atfork handlers): the child is a process
+# of its own, its access under its pid, with its process record
+cat > "$W/ufork.c" <<'C'
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+extern pid_t _Fork(void);
+int main(int argc, char **argv)
+{
+	char b[4096];
+	struct stat sb;
+	pid_t p = _Fork();
+	if (p == 0) {
+		snprintf(b, sizeof b, "%s/ufork-%d", argv[1], (int)getpid());
+		_exit(stat(b, &sb) == 0 ? 1 : 0);
+	}
+	int st;
+	return p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+C
+if cc -o "$W/ufork" "$W/ufork.c"; then
+	"$ST" run --report "$W/ufork.jsonl" -- "$W/ufork" "$W"; rc=$?
+	python3 - "$W/ufork.jsonl" "$W" > "$W/ufork.chk" <<'P'
+import json, sys
+procs, hits = set(), []
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["type"] == "process": procs.add(r["pid"])
+    elif r["type"] == "access" and r["path"].startswith(sys.argv[2] + "/ufork-"): hits.append((r["path"], r["pid"]))
+ok = [p for p, pid in hits if p == "%s/ufork-%d" % (sys.argv[2], pid) and pid in procs]
+print("%d lookups, %d under the child's own pid with its process record" % (len(hits), len(ok)))
+P
+	check "_Fork: the child's lookup under its own pid, with its process record ($(cat "$W/ufork.chk"), exit $rc)" \
+		sh -c "test $rc -eq 0 && grep -qx '1 lookups, 1 under the child.s own pid with its process record' '$W/ufork.chk'"
+fi
 done_
