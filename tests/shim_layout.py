@@ -6,7 +6,8 @@
 Checks, with binutils (nm, objdump):
   1. every function that shim/layout.ld names for .text.st_start is emitted (not inlined
      away or renamed: such a name would match nothing, silently) and lies inside that
-     section, whose size stays within four pages;
+     section, whose size stays within four pages, with every part GCC split off it or clone
+     it made (NAME.part.0, NAME.isra.0, ...: a part left in .text is a page of its own);
   2. no function of .text.st_start calls (or jumps to) libc's string functions, memcpy or
      mmap, through the PLT or the GOT: each is a page of libc's code that a traced /bin/true
      would touch for nothing else (the shim uses st__strlen/st__copy and inline system
@@ -34,7 +35,12 @@ MAX_HOT_PAGES = 16
 def section_names(text, section):
     """The function names a section of the linker script lists, as emitted symbols."""
     body = re.search(r"\." + section.replace(".", r"\.") + r"\s*:\s*\{(.*?)\n  \}", text, re.S)
-    names = re.findall(r"\*\(\.text\.([A-Za-z_][\w.]*)\)", body.group(1) if body else "")
+    # each entry is *(.text.NAME .text.NAME.*): the function and the parts GCC may split off it
+    names = re.findall(r"\*\(\.text\.([A-Za-z_][\w.]*) \.text\.\1\.\*\)", body.group(1) if body else "")
+    odd = [e for e in re.findall(r"\*\(\.text\.[^)]*\)", body.group(1) if body else "")
+           if not re.fullmatch(r"\*\(\.text\.([A-Za-z_][\w.]*) \.text\.\1\.\*\)", e)]
+    if odd:  # an entry this test would not see, nor the parts of its function
+        names.append("not of the form *(.text.NAME .text.NAME.*): " + " ".join(odd))
     # GCC names a constructor's section .text.startup.NAME and a destructor's .text.exit.NAME
     return [re.sub(r"^(startup|exit)\.", "", n) for n in names if not n.startswith("hot.")]
 
@@ -67,9 +73,13 @@ def main():
         size, start = int(m.group(1), 16), int(m.group(2), 16)
         check(size <= max_pages * 4096, ".%s is %d bytes (at most %d pages)" % (section, size, max_pages))
         for n in names:
-            at = syms.get(n)
-            check(at is not None and all(start <= a < start + size for a in at),
-                  "%s emitted and placed in .%s" % (n, section))
+            # the function, or what is left of it: GCC may inline its head into every
+            # caller and keep NAME.part.0, or clone it (NAME.isra.0, NAME.constprop.0)
+            forms = [s for s in syms if s == n or s.startswith(n + ".")]
+            at = [a for s in forms for a in syms[s]]
+            out = [s for s in forms if not all(start <= a < start + size for a in syms[s])]
+            check(at and not out, "%s emitted and placed in .%s%s" %
+                  (", ".join(sorted(forms)) or n, section, " (not: %s)" % ", ".join(out) if out else ""))
         return start, size
 
     check(len(names) >= 10, "layout.ld names the start's functions (%d)" % len(names))
