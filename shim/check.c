@@ -308,10 +308,13 @@ static bool link_is_wide(const char *abs)
 /* Build a->abs: the absolute spelling, cleaned but with ".." kept. */
 static bool make_abs(struct st_acc *a)
 {
-	/* the directory's name goes to rbuf, unused until resolve(): a
-	 * PATH_MAX array on the stack would push every call below it onto
-	 * stack pages the program never touched (a page fault each) */
-	char *base = a->rbuf;
+	/* the directory's name goes where abs will be, and the name is
+	 * joined to it in place: a PATH_MAX array on the stack would push
+	 * every call below it onto stack pages the program never touched (a
+	 * page fault each), and another buffer would be a page of its own */
+	char *out = a->absbuf + KEY_GEN;
+	size_t cap = sizeof(a->absbuf) - KEY_GEN;
+	char *base = out;
 	ssize_t blen = 0;
 	const char *p = a->path;
 	if (!p) {
@@ -333,9 +336,9 @@ static bool make_abs(struct st_acc *a)
 	}
 	if (p[0] != '/') {
 		if (a->dirfd == AT_FDCWD)
-			blen = st__getcwd(base, sizeof(a->rbuf));
+			blen = st__getcwd(base, cap);
 		else
-			blen = st__fd_path(a->dirfd, base, sizeof(a->rbuf));
+			blen = st__fd_path(a->dirfd, base, cap);
 		if (blen < 0) {
 			/* EBADF, ENOTDIR, a non-file: the kernel decides.  But a
 			 * directory deeper than PATH_MAX has no name the kernel
@@ -349,8 +352,6 @@ static bool make_abs(struct st_acc *a)
 	}
 	size_t plen = strlen(p);
 	size_t need = (size_t)blen + plen + 2 + KEY_GEN;
-	char *out = a->absbuf + KEY_GEN;
-	size_t cap = sizeof(a->absbuf) - KEY_GEN;
 	if (need > sizeof(a->absbuf)) {
 		/* a path longer than our buffer is carried whole */
 		size_t m = (need + 4095) & ~(size_t)4095;
@@ -372,8 +373,14 @@ static bool make_abs(struct st_acc *a)
 		n = (ssize_t)plen;
 		a->abs_src = p;
 	} else {
-		n = p[0] == 0 ? (memcpy(out, base, (size_t)blen + 1), blen)
-			      : st__path_join(base, (size_t)blen, p, plen, out, cap);
+		/* base is out (joined in place) unless abs took a mapping */
+		if (p[0] == 0) {
+			if (out != base)
+				memcpy(out, base, (size_t)blen + 1);
+			n = blen;
+		} else {
+			n = st__path_join(base, (size_t)blen, p, plen, out, cap);
+		}
 		if (n >= 0)
 			n = st__path_clean(out, (size_t)n);
 		a->abs_src = out;
@@ -439,6 +446,7 @@ static void resolve(struct st_acc *a)
 	a->resolved = true;
 	int saved = errno;
 	ssize_t n = -1;
+	char *out = NULL;
 	if (a->abs_len + 1 <= sizeof(a->rbuf)) {
 		/* the directory part: "/a/b" of "/a/b/c" (none for "/c") */
 		const char *e = memrchr(a->abs, '/', a->abs_len);
@@ -463,8 +471,16 @@ static void resolve(struct st_acc *a)
 			if (sandtrace_ctrie_lookup(&st__g.arena, KEY_DIR_SELF, k, klen, &v) == 1)
 				w.known = dlen;
 		}
-		n = st__path_resolve(a->abs, a->abs_len, !a->nofollow, a->rbuf, sizeof(a->rbuf),
+		/* into rhead, on the page of abs; a result too long for it is
+		 * walked again into rbuf (the readlinks again: rare) */
+		out = a->rhead;
+		n = st__path_resolve(a->abs, a->abs_len, !a->nofollow, out, sizeof(a->rhead),
 				     &a->magic_fd, st__tls()->scratch, ST_PATH_BUF, &w);
+		if (n < 0 && w.overflow) {
+			out = a->rbuf;
+			n = st__path_resolve(a->abs, a->abs_len, !a->nofollow, out, sizeof(a->rbuf),
+					     &a->magic_fd, st__tls()->scratch, ST_PATH_BUF, &w);
+		}
 		a->via_link = w.via_link;
 		if (memo && !w.known && n >= 0 && w.confirmed >= dlen) {
 			k = key_with(a, gen, dlen, &klen);
@@ -485,7 +501,7 @@ static void resolve(struct st_acc *a)
 		a->rpath_len = a->abs_len;
 		return;
 	}
-	a->rpath = a->rbuf;
+	a->rpath = out;
 	a->rpath_len = (size_t)n;
 }
 
@@ -1341,7 +1357,7 @@ ssize_t st__resolve_exe(struct st_acc *a, const char *path, const char **out)
 		/* rpath is abs itself when resolving failed */
 		/* through a /proc magic link: what it names is the exec'ing
 		 * process's (a spawn's file actions change it in the child) */
-		if (a->rpath == a->rbuf && !a->magic_fd && !a->skip && a->rpath_len > 0 &&
+		if (st__rpath_resolved(a) && !a->magic_fd && !a->skip && a->rpath_len > 0 &&
 		    !(a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN))) {
 			*out = a->rpath;
 			n = (ssize_t)a->rpath_len;

@@ -31,7 +31,11 @@ ST_HOT static pthread_key_t tls_key;
 ST_HOT static _Atomic int tls_key_state; /* 0 none, 1 being created, 2 created */
 
 /* The first thread's buffers (normally the main thread's): static, so a
- * process that never starts a thread makes no mmap (and no munmap) for them. */
+ * process that never starts a thread makes no mmap (and no munmap) for them.
+ * Not aligned to a page (that would align all of .bss, and push the small
+ * variables the start writes off the page of .data): tests/shim_layout.py
+ * checks that it starts in the first half of one, which keeps its first
+ * access's head on one page (shim.h, ST_ACC_HEAD_ON_A_PAGE). */
 static struct st_tls first_tls;
 ST_HOT static _Atomic int first_tls_taken;
 

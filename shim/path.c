@@ -26,7 +26,8 @@ ssize_t st__path_join(const char *base, size_t blen, const char *rel, size_t rle
 	}
 	if (blen + 1 + rlen + 1 > cap)
 		return -1;
-	memcpy(out, base, blen);
+	if (out != base) /* else base is in place already */
+		memcpy(out, base, blen);
 	size_t n = blen;
 	if (n == 0 || out[n - 1] != '/')
 		out[n++] = '/';
@@ -230,10 +231,12 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			 bool *magic, char *rest, size_t rcap, struct st_walk *w)
 {
 	/* out holds the resolved prefix (no trailing '/', "" for the root);
-	 * rest holds what is left to walk.  While pristine (no link followed,
-	 * no "." or ".." met) out is byte for byte the prefix of in walked so
-	 * far, and each component readlink calls "not a link" extends what is
-	 * confirmed to resolve to itself. */
+	 * cur holds what is left to walk: in itself until a link is followed,
+	 * then rest (a path that meets no link never writes rest, whose pages
+	 * stay untouched: docs/BENCHMARKS.md, stop 25).  While pristine (no
+	 * link followed, no "." or ".." met) out is byte for byte the prefix
+	 * of in walked so far, and each component readlink calls "not a link"
+	 * extends what is confirmed to resolve to itself. */
 	size_t olen = 0, rlen, pos = 0, conf = 0;
 	int hops = 0;
 	bool pristine = true;
@@ -248,37 +251,38 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 	*magic = false;
 	*via = 0;
 	if (w)
-		w->confirmed = 0;
-	if (len + 1 > rcap || len == 0 || in[0] != '/' || known >= len || known > cap ||
+		w->confirmed = 0, w->overflow = false;
+	if (len + 1 > rcap || len == 0 || in[0] != '/' || known >= len ||
 	    (known && in[known] != '/') || root > known)
 		return -1;
-	memcpy(rest, in, len);
-	rest[len] = 0;
+	if (known + 1 > cap)
+		goto overflow;
+	const char *cur = in;
 	rlen = len;
 	if (known) { /* the caller vouches for in[0..known): no readlink there */
 		memcpy(out, in, known);
 		olen = pos = conf = known;
 	}
 	while (pos < rlen) {
-		while (pos < rlen && rest[pos] == '/')
+		while (pos < rlen && cur[pos] == '/')
 			pos++;
 		if (pos >= rlen)
 			break;
 		size_t s = pos;
-		while (pos < rlen && rest[pos] != '/')
+		while (pos < rlen && cur[pos] != '/')
 			pos++;
 		size_t clen = pos - s;
 		bool last = true;
 		for (size_t k = pos; k < rlen; k++)
-			if (rest[k] != '/') {
+			if (cur[k] != '/') {
 				last = false;
 				break;
 			}
-		if (clen == 1 && rest[s] == '.') {
+		if (clen == 1 && cur[s] == '.') {
 			pristine = false;
 			continue;
 		}
-		if (clen == 2 && rest[s] == '.' && rest[s + 1] == '.') {
+		if (clen == 2 && cur[s] == '.' && cur[s + 1] == '.') {
 			pristine = false;
 			/* the kernel looks ".." up in the directory out names: a
 			 * directory the sandbox hides is not there to leave */
@@ -296,9 +300,9 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		if (!pristine && olen < hold)
 			hold = olen;
 		if (olen + 1 + clen + 1 > cap)
-			return -1;
+			goto overflow;
 		out[olen] = '/';
-		memcpy(out + olen + 1, rest + s, clen);
+		memcpy(out + olen + 1, cur + s, clen);
 		size_t cand = olen + 1 + clen;
 		out[cand] = 0;
 		if (last && !follow) {
@@ -318,8 +322,8 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			olen = cand;
 			size_t tail = rlen - pos;
 			if (olen + tail + 1 > cap)
-				return -1;
-			memcpy(out + olen, rest + pos, tail);
+				goto overflow;
+			memcpy(out + olen, cur + pos, tail);
 			olen += tail;
 			out[olen] = 0;
 			if (w)
@@ -366,14 +370,15 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			*via |= ST_VIA_HIDDEN;
 			return (ssize_t)olen;
 		}
-		/* rest := link + rest[pos..] */
+		/* rest := link + cur[pos..] */
 		size_t tail = rlen - pos;
 		if ((size_t)n + tail + 1 > rcap)
 			return -1;
-		memmove(rest + n, rest + pos, tail);
+		memmove(rest + n, cur + pos, tail); /* cur is in (apart) or rest */
 		memcpy(rest, link, (size_t)n);
 		rlen = (size_t)n + tail;
 		rest[rlen] = 0;
+		cur = rest;
 		pos = 0;
 		if (link[0] == '/') /* below the root, but for a magic link: a jump */
 			olen = magic_link ? 0 : root;
@@ -388,9 +393,13 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 	return (ssize_t)olen;
 lexical:
 	if (len + 1 > cap)
-		return -1;
+		goto overflow;
 	memcpy(out, in, len);
 	return st__path_fold(out, len);
+overflow:
+	if (w)
+		w->overflow = true;
+	return -1;
 }
 
 /* The hash of a directory's name p[0..n) for its slot, in its top bits:

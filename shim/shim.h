@@ -368,6 +368,9 @@ extern __thread int st__depth;
  * nesting passes through. */
 extern __thread int st__level;
 #define ST_MAX_LEVEL 2
+/* Bytes of struct st_acc's rhead: a resolved path shorter than this is kept
+ * on the page of the access's other fields. */
+#define ST_RHEAD 512u
 
 /* Forward to the real function: outside the shim's own code. */
 #define ST_FORWARD(expr)                                                                           \
@@ -436,9 +439,20 @@ struct st_acc {
 	bool memo_hit;        /* st__pre answered from the thread's memo (abs not built) */
 	struct st_memo_ent *memo; /* the memo entry for path, or NULL (no memo for this call) */
 	uint64_t memo_tag, memo_epoch; /* what st__pre probed with */
+	/* the resolved path when it fits here, else in rbuf (resolve, check.c):
+	 * beside the fields above and the head of absbuf, so that an access to
+	 * a short path writes one page of the thread's buffers, not three
+	 * (docs/BENCHMARKS.md, stop 25) */
+	_Alignas(16) char rhead[ST_RHEAD];
 	_Alignas(16) char absbuf[ST_PATH_BUF]; /* aligned: st__log_hello keeps iovecs in it */
-	char rbuf[ST_PATH_BUF];
+	char rbuf[ST_PATH_BUF]; /* a resolved path longer than rhead; an exec's program name */
 };
+/* rpath holds a resolution's result (in rhead or rbuf), not abs as it was
+ * spelled (resolution failed, or was not made) */
+static inline bool st__rpath_resolved(const struct st_acc *a)
+{
+	return a->rpath == a->rhead || a->rpath == a->rbuf;
+}
 
 /*
  * st__copy_short - copy src[0..n) to dst in 16-byte moves, the last one
@@ -511,6 +525,18 @@ struct st_tls {
 	char scratch[ST_PATH_BUF];
 	_Alignas(128) struct st_memo_ent memo[ST_MEMO_WAYS]; /* past scratch: pages no call touches until the memo is used */
 };
+/* Each access's fields, its rhead and the first KiB of its absbuf share one
+ * page of the buffers, so that an access to a short path writes one page of
+ * them (docs/BENCHMARKS.md, stop 25): for every access of a thread's mapped
+ * buffers (which start on a page), and for the first access of the main
+ * thread's static ones, which start in the first half of a page
+ * (tests/shim_layout.py). */
+#define ST_ACC_HEAD_END(i)                                                                    \
+	((offsetof(struct st_tls, acc) + (i) * sizeof(struct st_acc)) % 4096 +               \
+	 offsetof(struct st_acc, absbuf) + 1024)
+_Static_assert(2 * ST_MAX_LEVEL == 4 && ST_ACC_HEAD_END(0) <= 2048 && ST_ACC_HEAD_END(1) <= 4096 &&
+		       ST_ACC_HEAD_END(2) <= 4096 && ST_ACC_HEAD_END(3) <= 4096,
+	       "an access's head on one page");
 /*
  * A thread's record-log chunk (client.c), in the thread's static TLS block
  * (beside the thread control block, which libc has written by the time any
@@ -687,7 +713,8 @@ unsigned st__parse_uint(const char *s);
 unsigned st__dir_slot(const char *p, size_t len, unsigned nslots);
 
 /* Path helpers (path.c, also unit tested).  Return the length or -1.
- * st__path_join: base[0..blen) joined with rel (rlen = strlen(rel)). */
+ * st__path_join: base[0..blen) joined with rel (rlen = strlen(rel)); out may
+ * be base itself (joined in place), but no other overlap. */
 ssize_t st__path_join(const char *base, size_t blen, const char *rel, size_t rlen, char *out,
 		      size_t cap);
 /* Is p (absolute, len bytes) clean already: no "//", no "." or ".." component, no trailing
@@ -731,6 +758,9 @@ struct st_walk {
 	 * ST_VIA_MAGIC when one of them was a /proc magic link (what it names
 	 * moves with the process); ST_VIA_HIDDEN and ST_VIA_HELD as above */
 	unsigned via_link;
+	/* out: the -1 return was for want of room in out (a caller with a
+	 * short out may try again with a longer one) */
+	bool overflow;
 };
 #define ST_VIA_LINK 1u
 #define ST_VIA_MAGIC 2u

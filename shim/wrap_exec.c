@@ -416,7 +416,7 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
 		return; /* not read (execute-only, say): what the kernel runs is not known */
 	}
 	ssize_t n = -1;
-	if (prog == spelling && a->resolved && a->rpath == a->rbuf && !a->magic_fd && !a->skip &&
+	if (prog == spelling && a->resolved && st__rpath_resolved(a) && !a->magic_fd && !a->skip &&
 	    !(a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN)) && a->path == spelling && !a->nofollow) {
 		/* the exec's own check resolved it already */
 		h->exe = a->rpath;

@@ -18,7 +18,9 @@ Checks, with binutils (nm, objdump):
      through the PLT anywhere (-fno-plt: libc is called through the GOT, on the data page
      the child writes), st__after_fork_child reads nothing from .rodata, and noted_upto
      (which it resets) shares st__g's page: each other page would be a fault in every
-     forked child.
+     forked child;
+  5. first_tls (the main thread's buffers) starts in the first half of a page (see shim.h,
+     ST_ACC_HEAD_END).
 Prints one line per check and exits 1 when any fails.
 """
 
@@ -129,6 +131,14 @@ def main():
             data[p[2]] = int(p[0], 16)
     check(len(data) == 2 and data["st__g"] >> 12 == data["noted_upto"] >> 12,
           "noted_upto on st__g's page (%s)" % ", ".join("%s %#x" % kv for kv in sorted(data.items())))
+    # 5. the main thread's buffers start in the first half of a page: its first access's
+    # fields, short resolved path and the head of its absolute one then share a page
+    # (shim.h ST_ACC_HEAD_END, checked there against 2 KiB), one page written, not two
+    ft = [int(p[0], 16) for p in (l.split() for l in subprocess.run(
+        ["nm", lib], capture_output=True, text=True, check=True).stdout.splitlines())
+        if len(p) == 3 and p[2] == "first_tls"]
+    check(len(ft) == 1 and ft[0] % 4096 <= 2048,
+          "first_tls starts in the first half of a page (%s)" % ", ".join("%#x" % a for a in ft))
     return 1 if failed else 0
 
 

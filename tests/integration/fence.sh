@@ -603,6 +603,21 @@ for mode in "" --no-cache; do
 	check "from a hidden working directory ${mode:-(arena)}: .. leaves it (got: $out)" \
 		test "$out" = "p ENOENT ENOENT p "
 done
+# a short spelling whose resolution is longer than the room beside the access's fields
+# (shim.h ST_RHEAD, 512 bytes) is resolved again into the long buffer: judged by where it
+# leads, absolute or relative to the cwd (joined in place), and recorded there
+seg=d123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789
+long="$seg/$seg/$seg/$seg/$seg/$seg"
+mkdir -p "$W/out/$long" "$W/in/$long"
+echo hidden > "$W/out/$long/f"; echo seen > "$W/in/$long/f"
+ln -s "$W/out/$long" "$W/in/tolongout"; ln -s "$W/in/$long" "$W/in/tolongin"
+R=$W/rl.jsonl
+out=$("$ST" run --fence --policy "$W/policy" --report "$R" -- sh -c \
+	'"$1" open-r "$2/in/tolongout/f"; "$1" open-r tolongout/f; "$1" open-r "$2/in/tolongin/f"; "$1" open-r tolongin/f' \
+	sh "$DRV" "$W" | tr '\n' ' ')
+check "a link to a long path: judged where it leads (got: $out)" test "$out" = "ENOENT ENOENT ok ok "
+check "... and recorded there" grep -q "\"$W/in/$long/f\"" "$R"
+check "... the denied one a violation under its long name" sh -c "grep '\"type\":\"violation\"' '$R' | grep -q '$W/out/$long/f'"
 # the run's first policy sits in the arena header's page when it fits (2,560 bytes,
 # arena.h SANDTRACE_ARENA_POLICY0_MAX), else where the bump puts it: the same
 # verdicts either way, with the decisive rules after 60 long ones

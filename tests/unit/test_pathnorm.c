@@ -66,6 +66,16 @@ START_TEST(test_join)
 	ck_assert_str_eq(out, "/abs");
 	/* too long for the buffer: refused, not cut */
 	ck_assert_int_eq(st__path_join("/aaaaaaaa", 9, "bbbbbbbbbb", strlen("bbbbbbbbbb"), out, 12), -1);
+	/* in place: out is base (make_abs puts the cwd where abs goes) */
+	strcpy(out, "/a/b");
+	ck_assert_int_eq(st__path_join(out, 4, "c/d", strlen("c/d"), out, sizeof(out)), 8);
+	ck_assert_str_eq(out, "/a/b/c/d");
+	strcpy(out, "/");
+	ck_assert_int_eq(st__path_join(out, 1, "c", strlen("c"), out, sizeof(out)), 2);
+	ck_assert_str_eq(out, "/c");
+	strcpy(out, "/a/");
+	ck_assert_int_eq(st__path_join(out, 3, "c", strlen("c"), out, sizeof(out)), 4);
+	ck_assert_str_eq(out, "/a/c");
 }
 END_TEST
 
@@ -501,6 +511,74 @@ START_TEST(test_resolve_proc_fd)
 }
 END_TEST
 
+/* A walk into an out too short for its result says so (st_walk.overflow),
+ * and only then: the caller walks again into a longer one (check.c's rhead,
+ * then rbuf).  A walk that follows no link leaves its scratch untouched (the
+ * thread's buffers: a page less for most accesses). */
+START_TEST(test_resolve_overflow)
+{
+	static char in[ST_PATH_BUF], out[ST_PATH_BUF], scratch[ST_PATH_BUF], want[ST_PATH_BUF];
+	bool magic;
+	make_tree();
+	char *rt = realpath(tree, NULL);
+	struct st_walk w = {0};
+	/* no link on the way: scratch is not written */
+	memset(scratch, 'x', sizeof(scratch));
+	snprintf(in, sizeof(in), "%s/real/sub/file", rt);
+	ssize_t n = st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+				     sizeof(scratch), &w);
+	ck_assert_int_eq(n, (ssize_t)strlen(in));
+	ck_assert_str_eq(out, in);
+	ck_assert(!w.overflow);
+	for (size_t i = 0; i < sizeof(scratch); i++)
+		ck_assert_int_eq(scratch[i], 'x');
+	/* one short of room, at each place a walk can run out: a component,
+	 * the lexical tail after a missing name, the known prefix */
+	const char *tails[] = {"real/sub/file", "real/nothere/a/b/c", "link/file", "abs/sub/file"};
+	for (size_t t = 0; t < sizeof(tails) / sizeof(tails[0]); t++) {
+		snprintf(in, sizeof(in), "%s/%s", rt, tails[t]);
+		w = (struct st_walk){0};
+		n = st__path_resolve(in, strlen(in), true, want, sizeof(want), &magic, scratch,
+				     sizeof(scratch), &w);
+		ck_assert_int_gt(n, 0);
+		ck_assert(!w.overflow);
+		for (size_t cap = 2; cap <= (size_t)n; cap++) {
+			w = (struct st_walk){.overflow = false};
+			ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, cap, &magic,
+							  scratch, sizeof(scratch), &w),
+					 -1);
+			ck_assert_msg(w.overflow, "%s into %zu bytes", in, cap);
+		}
+		w = (struct st_walk){0};
+		ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, (size_t)n + 1, &magic,
+						  scratch, sizeof(scratch), &w),
+				 n);
+		ck_assert_str_eq(out, want);
+		ck_assert(!w.overflow);
+	}
+	/* a known prefix longer than out */
+	snprintf(in, sizeof(in), "%s/real/sub/file", rt);
+	w = (struct st_walk){.known = strlen(rt) + 9}; /* "<rt>/real/sub" */
+	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, 8, &magic, scratch,
+					  sizeof(scratch), &w),
+			 -1);
+	ck_assert(w.overflow);
+	/* -1 for another reason is no overflow: a pipe by number */
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	snprintf(in, sizeof(in), "/dev/fd/%d", p[0]);
+	w = (struct st_walk){0};
+	ck_assert_int_eq(st__path_resolve(in, strlen(in), true, out, sizeof(out), &magic, scratch,
+					  sizeof(scratch), &w),
+			 -1);
+	ck_assert(!w.overflow);
+	close(p[0]);
+	close(p[1]);
+	free(rt);
+	drop_tree();
+}
+END_TEST
+
 /* st__copy_short: every length up to a memo key's, from a source that ends
  * at a page with no access (a read past src[n - 1] faults) and before one (a
  * read before src[0] faults), into a destination whose neighbours must stay
@@ -549,6 +627,7 @@ Suite *suite_pathnorm(void)
 	tcase_add_test(tc, test_resolve_through);
 	tcase_add_test(tc, test_resolve_in_root);
 	tcase_add_test(tc, test_resolve_proc_fd);
+	tcase_add_test(tc, test_resolve_overflow);
 	tcase_add_test(tc, test_copy_short);
 	suite_add_tcase(s, tc);
 	return s;
