@@ -17,6 +17,12 @@ static char cwd_buf[ST_PATH_BUF];
 ST_HOT static _Atomic size_t cwd_len;
 ST_HOT static _Atomic uint64_t cwd_fs_gen;
 
+/* Where a copy of n bytes (and its NUL) is kept: st__g's when it fits. */
+static inline char *cwd_copy(size_t n)
+{
+	return n < sizeof(st__g.cwd_small) ? st__g.cwd_small : cwd_buf;
+}
+
 /* The arena's global generation (0 without an arena).  acquire: pairs with
  * the release bump made after a namespace change. */
 static uint64_t fs_gen_now(void)
@@ -59,7 +65,7 @@ ssize_t st__getcwd(char *buf, size_t cap)
 	    atomic_load_explicit(&cwd_fs_gen, memory_order_relaxed) == fsg) {
 		size_t n = atomic_load_explicit(&cwd_len, memory_order_relaxed);
 		if (n + 1 <= cap) {
-			memcpy(buf, cwd_buf, n);
+			memcpy(buf, cwd_copy(n), n);
 			buf[n] = 0;
 			/* acquire fence: the copy happened before we re-read gen */
 			atomic_thread_fence(memory_order_acquire);
@@ -77,7 +83,7 @@ ssize_t st__getcwd(char *buf, size_t cap)
 	if (n + 1 <= sizeof(cwd_buf) &&
 	    atomic_compare_exchange_strong_explicit(&st__g.cwd_gen, &exp, exp + 1,
 						    memory_order_acq_rel, memory_order_relaxed)) {
-		memcpy(cwd_buf, buf, n + 1);
+		memcpy(cwd_copy(n), buf, n + 1);
 		atomic_store_explicit(&cwd_len, n, memory_order_relaxed);
 		/* the generation read before the kernel was asked: a move racing
 		 * the call leaves a copy that is read again next time */

@@ -31,6 +31,28 @@ check "shm_open, sem_open: run exits 0" test $? -eq 0
 check "shm_open: a write of /dev/shm/$shm" has W "/dev/shm/$shm" "$R2s"
 check "sem_open: a write of /dev/shm/sem.$shm" has W "/dev/shm/sem.$shm" "$R2s"
 
+# the cwd cache holds a short cwd in st__g and a long one (256 bytes or more) in a buffer of
+# its own: relative names in each, in turn, twice each (the second from the cache), in one
+# process, are recorded under the cwd they were opened in
+seg=c1234567890123456789012345678901234567890123456789012345678901234567890123456789
+mkdir -p "$W/cw/$seg/$seg/$seg/$seg" "$W/cs"
+: > "$W/cw/$seg/$seg/$seg/$seg/lf"; : > "$W/cs/sf"
+R2c=$W/cwd.jsonl
+"$ST" run --report "$R2c" -- python3 -c '
+import os, sys
+for d, f in ((sys.argv[1], "lf"), (sys.argv[2], "sf"), (sys.argv[1], "lf"), (sys.argv[2], "sf")):
+    os.chdir(d)
+    open(f).read(); open(f).read()
+    try:
+        os.stat("missing-" + f)
+    except OSError:
+        pass' "$W/cw/$seg/$seg/$seg/$seg" "$W/cs"
+check "long cwd: a relative read recorded under it" has R "$W/cw/$seg/$seg/$seg/$seg/lf" "$R2c"
+check "long cwd: a relative miss recorded under it" has N "$W/cw/$seg/$seg/$seg/$seg/missing-lf" "$R2c"
+check "short cwd: a relative read recorded under it" has R "$W/cs/sf" "$R2c"
+check "short cwd: a relative miss recorded under it" has N "$W/cs/missing-sf" "$R2c"
+check "no name joined to the other cwd" sh -c "! $ST report --list $R2c | grep -e '$W/cs/.*lf' -e '$seg/[ms].*sf'"
+
 # a hostile file name is recorded byte for byte and escaped
 R3=$W/hostile.jsonl
 name=$(printf 'we\tird\nna\\me\377\303\251')
