@@ -287,9 +287,11 @@ bool st__log_hello_as(int32_t ppid)
 		if (!t)
 			return false;
 		char *buf = t->acc[st__level > 0 ? 2 * (st__level - 1) : 0].absbuf;
-		if (st__g.argc + 2 > SMALL_PARTS)
+		char *e = buf; /* at the head of absbuf, on the page of the slot's fields */
+		if (st__g.argc + 2 > SMALL_PARTS) {
 			iov = (struct iovec *)(void *)buf;
-		char *e = buf + (size_t)MAX_PARTS * sizeof(struct iovec);
+			e = buf + (size_t)MAX_PARTS * sizeof(struct iovec);
+		}
 		n = own_exe(e);
 		exe = e;
 	}
