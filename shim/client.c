@@ -287,10 +287,12 @@ bool st__log_hello_as(int32_t ppid)
 		if (!t)
 			return false;
 		char *buf = t->acc[st__level > 0 ? 2 * (st__level - 1) : 0].absbuf;
-		char *e = buf; /* at the head of absbuf, on the page of the slot's fields */
+		/* at the head of absbuf, on the page of the slot's fields: after
+		 * the iovecs when they are there too (a compiler's long command) */
+		char *e = buf;
 		if (st__g.argc + 2 > SMALL_PARTS) {
 			iov = (struct iovec *)(void *)buf;
-			e = buf + (size_t)MAX_PARTS * sizeof(struct iovec);
+			e = buf + (size_t)(st__g.argc + 2) * sizeof(struct iovec);
 		}
 		n = own_exe(e);
 		exe = e;

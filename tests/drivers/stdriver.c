@@ -74,6 +74,7 @@ extern char **environ;
  *     sees, with this environment and SANDTRACE_EXE as HINT says: "=" as inherited, "-"
  *     removed, else set to HINT (the parent's exec wrapper's name for the new image: the
  *     image must take it only when it was made for this very exec)
+ *   rawexec-many PROG N: the same with N arguments "a1" ... "aN" and SANDTRACE_EXE removed
  *   rawfork-stat PATH: stat PATH, then a child made by a raw clone system call (no fork
  *     wrapper sees it) stats PATH-child and prints its pid; the parent waits and stats
  *     PATH-after.  Under --no-cache every stat is a request on the shim's socket: the child
@@ -643,6 +644,25 @@ int main(int argc, char **argv)
 		char *argv1[] = {(char *)p, (char *)q, NULL};
 		if (env)
 			st__sys6(SYS_execve, (long)p, (long)argv1, (long)env, 0, 0, 0);
+		r = -1;
+	} else if (!strcmp(c, "rawexec-many") && q) {
+		/* p with q arguments ("a1", "a2", ...) and no SANDTRACE_EXE: the
+		 * image names itself, its HELLO's iovecs beside the name */
+		size_t n = 0, k = 0, m = (size_t)strtoul(q, NULL, 10);
+		while (environ[n])
+			n++;
+		char **env = calloc(n + 1, sizeof(char *));
+		char **args = calloc(m + 2, sizeof(char *));
+		for (size_t i = 0; env && i < n; i++)
+			if (strncmp(environ[i], "SANDTRACE_EXE=", 14) != 0)
+				env[k++] = environ[i];
+		args[0] = (char *)p;
+		for (size_t i = 1; args && i <= m; i++) {
+			args[i] = malloc(24);
+			snprintf(args[i], 24, "a%zu", i);
+		}
+		if (env && args)
+			st__sys6(SYS_execve, (long)p, (long)args, (long)env, 0, 0, 0);
 		r = -1;
 	} else if (!strcmp(c, "vfork-fork")) {
 		int ws;

@@ -235,6 +235,19 @@ R7e=$W/exe.jsonl
 "$ST" run --report "$R7e" -- sh -c '"$1/t-link"; "$1/t-link"; "$1/scr"; "$1/scr"; "$1/scr2"; cd "$1" && ./t-link
 for h in = - x 9:/bin/tru 10:/bin/true 9:/bin/truerel 99999999999999999999:/bin/true \
     9:/bin/true/fake/exe; do "$2" rawexec /bin/true "$h"; done' sh "$W/exe" "$DRV"
+# an image that names itself with a long command (its HELLO's iovecs and the name share
+# the slot's buffer): both whole
+R7m=$W/exemany.jsonl
+"$ST" run --report "$R7m" -- "$DRV" rawexec-many /bin/true 40 >/dev/null
+check "an image naming itself, 40 arguments: its executable and argv whole" python3 -c '
+import json, os, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("type") == "process" and r.get("argv", [""])[0] == "/bin/true":
+        assert r["exe"] == os.path.realpath("/bin/true"), r
+        assert r["argv"] == ["/bin/true"] + ["a%d" % i for i in range(1, 41)], r
+        sys.exit(0)
+sys.exit(1)' "$R7m"
 check "each image's executable: resolved as the kernel names it, a hint taken only for its own exec" python3 -c '
 import json, os, sys
 w, rep = sys.argv[1], sys.argv[2]
