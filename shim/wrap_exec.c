@@ -820,12 +820,177 @@ EXPORT int execle(const char *path, const char *arg, ...)
  * posix_spawn: glibc's child runs in clone(CLONE_VM|CLONE_VFORK) and execs
  * with internal calls, so the parent checks, reports and re-injects here.
  * ------------------------------------------------------------------------ */
+/* where a refused file action's name is pointed (addopen, addchdir_np) */
+#define ST_DENIED_PATH "/proc/sandtrace-denied/file"
+
+/* glibc's record of one file action (posix/spawn_int.h: this layout since
+ * 2.29 brought chdir and fchdir; 2.34 added closefrom, 2.35 tcsetpgrp): the
+ * public posix_spawn_file_actions_t shows only the array (__actions,
+ * __used).  spawn_actions_known checks it against libc's own functions
+ * once; where it differs, a child's directory is taken to be the parent's
+ * cwd, as the shim did before it read the list. */
+struct st_spawn_action {
+	int tag;
+	union {
+		struct { int fd; } close;
+		struct { int fd, newfd; } dup2;
+		struct { int fd; char *path; int oflag; mode_t mode; } open;
+		struct { char *path; } chdir;
+		struct { int fd; } fchdir;
+		struct { int from; } closefrom;
+	} u;
+};
+enum { SA_CLOSE, SA_DUP2, SA_OPEN, SA_CHDIR, SA_FCHDIR, SA_CLOSEFROM };
+
+/* Does libc's list of file actions have the layout above?  Decided once a
+ * process, by adding one action of each kind that names a place to a list
+ * of its own and reading them back.  Thread-safe (two threads may both
+ * decide, alike). */
+static bool spawn_actions_known(void)
+{
+	static _Atomic int known; /* 0: not yet, 1: yes, -1: no */
+	int k = atomic_load_explicit(&known, memory_order_relaxed);
+	if (k)
+		return k > 0;
+	posix_spawn_file_actions_t fa;
+	bool ok = false;
+	if (posix_spawn_file_actions_init(&fa) == 0) {
+		if (posix_spawn_file_actions_adddup2(&fa, 3, 4) == 0 &&
+		    REAL(posix_spawn_file_actions_addopen)(&fa, 5, "o", O_RDONLY, 0) == 0 &&
+		    REAL(posix_spawn_file_actions_addchdir_np)(&fa, "d") == 0 &&
+		    posix_spawn_file_actions_addfchdir_np(&fa, 6) == 0 &&
+		    posix_spawn_file_actions_addclosefrom_np(&fa, 7) == 0 && fa.__used == 5) {
+			const struct st_spawn_action *a = (const void *)fa.__actions;
+			ok = a[0].tag == SA_DUP2 && a[0].u.dup2.fd == 3 && a[0].u.dup2.newfd == 4 &&
+			     a[1].tag == SA_OPEN && a[1].u.open.fd == 5 && a[1].u.open.path &&
+			     !strcmp(a[1].u.open.path, "o") && a[2].tag == SA_CHDIR &&
+			     a[2].u.chdir.path && !strcmp(a[2].u.chdir.path, "d") &&
+			     a[3].tag == SA_FCHDIR && a[3].u.fchdir.fd == 6 &&
+			     a[4].tag == SA_CLOSEFROM && a[4].u.closefrom.from == 7;
+		}
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	atomic_store_explicit(&known, ok ? 1 : -1, memory_order_relaxed);
+	return ok;
+}
+
+/* buf (an absolute directory, or "": the cwd) moved to name, as chdir(name)
+ * from it would; false when it does not fit in cap bytes or the cwd cannot
+ * be named */
+static bool spawn_dir_join(char *buf, size_t cap, const char *name)
+{
+	size_t nl = strlen(name);
+	if (name[0] == '/') {
+		if (nl + 1 > cap)
+			return false;
+		memcpy(buf, name, nl + 1);
+		return true;
+	}
+	if (!buf[0] && st__getcwd(buf, cap) <= 0)
+		return false;
+	size_t bl = strlen(buf);
+	if (bl + 1 + nl + 1 > cap)
+		return false;
+	buf[bl] = '/';
+	memcpy(buf + bl + 1, name, nl + 1);
+	return true;
+}
+
+/*
+ * spawn_child_dir(fa, buf, cap) - the directory the child of a spawn with
+ * the file actions fa looks names up from once they have run (their
+ * addchdir_np and addfchdir_np, the child's own calls inside libc): an
+ * absolute path in buf (cap bytes), or "" when they leave it the cwd.  An
+ * addfchdir_np names its descriptor as the actions before it leave it (a
+ * dup2 names another; an open in the same list names its path, from the
+ * directory of that moment when no other chdir came between).  Returns
+ * false when the directory cannot be named (too long; an fchdir to a
+ * descriptor the list closed, or opened before another chdir; a list whose
+ * layout is not glibc's): buf is then "" and names are taken from the cwd,
+ * as before.  Reads only; not async-signal-safe (its first call in a
+ * process may allocate).
+ */
+static bool spawn_child_dir(const posix_spawn_file_actions_t *fa, char *buf, size_t cap)
+{
+	buf[0] = 0;
+	if (!fa || fa->__used <= 0 || !spawn_actions_known())
+		return true;
+	const struct st_spawn_action *act = (const void *)fa->__actions;
+	int last_dir = -1; /* the last action that moved the directory */
+	for (int i = 0; i < fa->__used; i++) {
+		bool ok = true;
+		if (act[i].tag == SA_CHDIR) {
+			/* one the sandbox refused fails the spawn in the child */
+			ok = act[i].u.chdir.path && strcmp(act[i].u.chdir.path, ST_DENIED_PATH) &&
+			     spawn_dir_join(buf, cap, act[i].u.chdir.path);
+		} else if (act[i].tag == SA_FCHDIR) {
+			int fd = act[i].u.fchdir.fd, j = i;
+			while (--j >= 0) {
+				const struct st_spawn_action *b = &act[j];
+				if (b->tag == SA_DUP2 && b->u.dup2.newfd == fd)
+					fd = b->u.dup2.fd;
+				else if ((b->tag == SA_OPEN && b->u.open.fd == fd) ||
+					 (b->tag == SA_CLOSE && b->u.close.fd == fd) ||
+					 (b->tag == SA_CLOSEFROM && b->u.closefrom.from <= fd))
+					break;
+			}
+			if (j < 0)
+				ok = st__fd_path(fd, buf, cap) > 0 && buf[0] == '/';
+			else if (act[j].tag == SA_OPEN && last_dir < j && act[j].u.open.path)
+				ok = spawn_dir_join(buf, cap, act[j].u.open.path);
+			else
+				ok = false;
+		} else {
+			continue;
+		}
+		if (!ok) {
+			buf[0] = 0;
+			return false;
+		}
+		last_dir = i;
+	}
+	return true;
+}
+
+/* name as the child of spawn_child_dir's dir looks it up: dir/name for a
+ * relative name, in out (cap bytes); name itself when dir is "" or name is
+ * absolute, or when the two do not fit */
+static const char *spawn_child_name(const char *dir, const char *name, char *out, size_t cap)
+{
+	if (!dir[0] || !name || name[0] == '/')
+		return name;
+	size_t dl = strlen(dir), nl = strlen(name);
+	if (dl + 1 + nl + 1 > cap)
+		return name;
+	memcpy(out, dir, dl);
+	out[dl] = '/';
+	memcpy(out + dl + 1, name, nl + 1);
+	return out;
+}
+
+/* A relative name in out (cap bytes) put under dir (spawn_child_dir's, ""
+ * for the cwd), where the child looks it up; false when it does not fit. */
+static bool spawn_prefix(const char *dir, char *out, size_t cap)
+{
+	if (!dir[0] || out[0] == '/')
+		return true;
+	size_t dl = strlen(dir), ol = strlen(out);
+	if (dl + 1 + ol + 1 > cap)
+		return false;
+	memmove(out + dl + 1, out, ol + 1);
+	memcpy(out, dir, dl);
+	out[dl] = '/';
+	return true;
+}
+
 /* The first candidate of posix_spawnp's search for file into out: file
  * itself when it has a slash, else from PATH at *cursor (NULL: the start),
  * which is left after the candidate found, for a search that goes on past
- * it (NULL when PATH is done). */
+ * it (NULL when PATH is done).  A relative candidate is named under dir,
+ * the child's directory after its file actions (spawn_child_dir), where
+ * the child's own search takes it from. */
 static bool spawn_find(const char *file, char *out, size_t cap, const char **cursor,
-		       bool *eacces)
+		       bool *eacces, const char *dir)
 {
 	size_t flen = strlen(file);
 	if (strchr(file, '/')) {
@@ -833,12 +998,12 @@ static bool spawn_find(const char *file, char *out, size_t cap, const char **cur
 		if (flen + 1 > cap)
 			return false;
 		memcpy(out, file, flen + 1);
-		return true;
+		return spawn_prefix(dir, out, cap);
 	}
 	if (!*cursor)
 		*cursor = path_var();
 	for (const char **cur = cursor; *cur;) {
-		if (!path_next(cur, file, flen, out, cap))
+		if (!path_next(cur, file, flen, out, cap) || !spawn_prefix(dir, out, cap))
 			continue;
 		/* as glibc's search: the first candidate the exec would take;
 		 * a directory (which X_OK lets through) or a file without
@@ -866,6 +1031,13 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	if (!st__enter(&c))
 		return search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, envp)
 			      : REAL(posix_spawn)(pid, file, fa, attr, argv, envp);
+	/* the file actions' chdir and fchdir move where the child looks up a
+	 * relative program (and PATH entry): it is judged and probed there */
+	char cdir[PATH_MAX];
+	cdir[0] = 0;
+	if (fa && fa->__used > 0)
+		spawn_child_dir(fa, cdir, sizeof(cdir));
+	const char *named = search || !file ? file : spawn_child_name(cdir, file, found, sizeof(found));
 	int r;
 	unsigned why = 0;
 	char interp[PATH_MAX];
@@ -882,10 +1054,10 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	bool direct = false;
 	int skipped = 0;
 	bool eacces = false; /* a candidate passed over was there but not runnable */
-	while (file && (!search || spawn_find(file, found, sizeof(found), &cur, &eacces))) {
-		prog = search ? found : file;
+	while (file && (!search || spawn_find(file, found, sizeof(found), &cur, &eacces, cdir))) {
+		prog = search ? found : named;
 		struct st_acc *a = &st__tls_acc[0];
-		st__acc_init(a, AT_FDCWD, search ? found : file, K_X, false);
+		st__acc_init(a, AT_FDCWD, prog, K_X, false);
 		int e = st__pre(a), ie = 0;
 		if (!e) {
 			why = note_exec(a, PROBE_OPEN_HERE, interp, &elf, &pfd, &ie);
@@ -942,7 +1114,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	/* a program that is not there: the lookup failed (posix_spawnp's
 	 * candidates were recorded by spawn_find) */
 	if (r == ENOENT && file && !search)
-		record_exec_enoent(AT_FDCWD, file);
+		record_exec_enoent(AT_FDCWD, named);
 	st__leave(&c);
 	errno = after;
 	return r;
@@ -959,19 +1131,23 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
 	return spawn_common(true, pid, file, fa, attr, argv, envp);
 }
 
-/* A file action opens in the child, inside libc: judged and recorded here
- * (against the cwd at the time the action is added).  A refused open is
- * pointed at a name that cannot exist, so the child's open fails with ENOENT
- * and the spawn fails as it would for a missing file. */
-#define ST_DENIED_PATH "/proc/sandtrace-denied/file"
+/* A file action opens in the child, inside libc: judged and recorded here,
+ * a relative name from where the actions added before it leave the child
+ * (spawn_child_dir: their chdir and fchdir; else the cwd at the time the
+ * action is added).  A refused open is pointed at a name that cannot exist,
+ * so the child's open fails with ENOENT and the spawn fails as it would for
+ * a missing file. */
 EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd,
 					    const char *path, int oflag, mode_t mode)
 {
 	struct st_call c;
 	if (!path || !st__enter(&c))
 		return REAL(posix_spawn_file_actions_addopen)(fa, fd, path, oflag, mode);
+	char dir[PATH_MAX], name[PATH_MAX];
+	spawn_child_dir(fa, dir, sizeof(dir));
 	struct st_acc *a = &st__tls_acc[0];
-	st__acc_init(a, AT_FDCWD, path, st_open_kind(oflag), (oflag & O_NOFOLLOW) != 0);
+	st__acc_init(a, AT_FDCWD, spawn_child_name(dir, path, name, sizeof(name)),
+		     st_open_kind(oflag), (oflag & O_NOFOLLOW) != 0);
 	int e = st__pre(a);
 	if (e)
 		path = ST_DENIED_PATH;
@@ -983,12 +1159,15 @@ EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int 
 }
 EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa, const char *path)
 {
-	/* the child's chdir is a lookup, judged here like addopen's open */
+	/* the child's chdir is a lookup, judged here like addopen's open (from
+	 * where the actions before it leave the child) */
 	struct st_call c;
 	if (!path || !st__enter(&c))
 		return REAL(posix_spawn_file_actions_addchdir_np)(fa, path);
+	char dir[PATH_MAX], name[PATH_MAX];
+	spawn_child_dir(fa, dir, sizeof(dir));
 	struct st_acc *a = &st__tls_acc[0];
-	st__acc_init(a, AT_FDCWD, path, K_Q, false);
+	st__acc_init(a, AT_FDCWD, spawn_child_name(dir, path, name, sizeof(name)), K_Q, false);
 	if (st__pre(a))
 		path = ST_DENIED_PATH;
 	else

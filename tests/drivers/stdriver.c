@@ -51,6 +51,10 @@ extern char **environ;
  *     another process changed meanwhile must be seen); give TRIGGER relative: its polling
  *     then stays out of the memo (absolute paths only)
  *   stat-wait PATH TRIGGER: the same with stat
+ *   spawn-chdir DIR PROG OUT, spawn-fchdir DIR PROG OUT, spawnp-chdir DIR PROG OUT: a
+ *     spawn whose file actions move the child to DIR (chdir; fchdir of a descriptor),
+ *     then open the relative OUT as its stdout, of the relative PROG (spawnp-chdir: found
+ *     through PATH=".", a relative entry); "ok" when the child ran and exited 0
  *   fdopen-conn PATH: stat PATH (under --no-cache that connects the shim, at descriptor
  *     900), then close 900 inside libc (fclose of an fdopen: no close() call the shim
  *     sees), put a socket of the program's at 900 and stat PATH-after; "ok" when the stat
@@ -514,6 +518,35 @@ int main(int argc, char **argv)
 			else
 				r = (errno = e ? e : ECHILD, -1);
 		}
+	} else if (!strcmp(c, "spawn-chdir") || !strcmp(c, "spawn-fchdir") ||
+		   !strcmp(c, "spawnp-chdir")) {
+		/* spawn-chdir DIR PROG OUT: posix_spawn of the relative PROG with
+		 * the file actions chdir DIR (addchdir_np; spawn-fchdir: fchdir to
+		 * a descriptor of DIR, addfchdir_np), then the relative OUT opened
+		 * (O_CREAT|O_TRUNC) as the child's stdout: both names are the
+		 * child's, looked up from DIR.  spawnp-chdir: PROG by
+		 * posix_spawnp with PATH ".", a relative entry, also DIR's */
+		const char *prog = argc > 3 ? argv[3] : "", *out = argc > 4 ? argv[4] : "";
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		int dfd = c[6] == 'f' ? open(p, O_RDONLY | O_DIRECTORY) : -1;
+		if (c[6] == 'f')
+			posix_spawn_file_actions_addfchdir_np(&fa, dfd);
+		else
+			posix_spawn_file_actions_addchdir_np(&fa, p);
+		posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		char *av[] = {(char *)prog, NULL};
+		pid_t pid;
+		if (c[5] == 'p')
+			setenv("PATH", ".", 1);
+		int e = c[5] == 'p' ? posix_spawnp(&pid, prog, &fa, NULL, av, environ)
+				    : posix_spawn(&pid, prog, &fa, NULL, av, environ);
+		int ws = 0;
+		if (e == 0 && waitpid(pid, &ws, 0) == pid && WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+			r = 0;
+		else
+			r = (errno = e ? e : ECHILD, -1);
+		posix_spawn_file_actions_destroy(&fa);
 	} else if (!strcmp(c, "fdopen-conn")) {
 		struct stat st;
 		char q[4096];

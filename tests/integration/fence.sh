@@ -111,6 +111,37 @@ for how in spawnp execvp; do
 done
 out=$(PATH="$W/out/bin:/usr/bin:/bin" "$ST" run --fence --policy "$W/policy" -- "$DRV" spawnp tool)
 check "spawnp: only a hidden candidate: ENOENT (got: $out)" test "$out" = ENOENT
+# a spawn's file actions move its child (addchdir_np, addfchdir_np): the relative names
+# of the actions after them and the relative program are the child's, looked up from
+# there; each is judged and recorded there, not in the parent's cwd (where an open was
+# recorded and allowed, writing into a place the sandbox keeps read-only, and a relative
+# program was missing, so its exec went unjudged and unrecorded)
+mkdir -p "$W/in/sp"
+for d in "$W/in/sp" "$W/ro"; do
+	printf '#!/bin/sh\necho ran\n' > "$d/prog"
+	chmod +x "$d/prog"
+done
+for how in spawn-chdir spawn-fchdir spawnp-chdir; do
+	prog=./prog
+	[ $how = spawnp-chdir ] && prog=prog
+	R6=$W/$how.jsonl
+	out=$("$ST" run --report "$R6" -- "$DRV" $how "$W/in/sp" $prog o.txt)
+	check "$how: the child ran from its directory (got: $out)" \
+		test "$out" = ok -a "$(cat "$W/in/sp/o.txt" 2>/dev/null)" = ran
+	check "$how: the program's exec recorded where it is" has X "$W/in/sp/prog" "$R6"
+	check "$how: the open recorded where it is" has W "$W/in/sp/o.txt" "$R6"
+	check "$how: nothing recorded in the parent's cwd" \
+		sh -c "! '$ST' report --list '$R6' | grep -qF '	$W/in/o.txt' &&
+			! '$ST' report --list '$R6' | grep -qE '	$W/in/(\\./)?prog\$'"
+	out=$("$ST" run --fence --policy "$W/policy" --report "$R6" -- "$DRV" $how "$W/ro" $prog /dev/null)
+	check "$how: a program in a read-only place is not run (got: $out)" test "$out" = ENOENT
+	check "$how: its exec is a violation" \
+		sh -c "grep '\"type\":\"violation\"' '$R6' | grep -qE '\"path\":\"$W/ro/(\\./)?prog\"'"
+	rm -f "$W/ro/o.txt"
+	out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" $how "$W/ro" /bin/true o.txt)
+	check "$how: an open into a read-only place fails the spawn (got: $out)" \
+		test "$out" = ENOENT -a ! -e "$W/ro/o.txt"
+done
 # a library the loader maps from outside the sandbox (a RUNPATH into a denied place)
 # is read before any wrapper runs: it cannot be refused, but it is a violation, not
 # an allowed read
