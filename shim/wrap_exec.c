@@ -133,6 +133,32 @@ static bool env_nested(char *const envp[], size_t n, struct st_env *out)
 	return true;
 }
 
+/* Does an envp that names another daemon's socket (their_socket) carry a
+ * trace of its own the new image will join: a socket there, and a sandtrace
+ * library in its LD_PRELOAD (preload, NULL when none) to report to it?
+ * Else the image would be traced by nobody (an environment saved in an
+ * earlier run and put back, naming a daemon long gone; a socket variable
+ * copied without the preload), and it is not a nested trace: env_fix puts
+ * this run's variables in place of those.  One stat, only for such an envp. */
+static bool nested_live(const char *their_socket, const char *preload)
+{
+	struct stat st;
+	if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, their_socket, &st, 0) != 0 || !S_ISSOCK(st.st_mode))
+		return false;
+	for (const char *p = preload; p && *p;) {
+		while (*p == ':' || *p == ' ')
+			p++;
+		const char *s = p;
+		while (*p && *p != ':' && *p != ' ')
+			p++;
+		size_t n = (size_t)(p - s);
+		if ((n == 15 || (n > 15 && s[n - 16] == '/')) &&
+		    !memcmp(s + n - 15, "libsandtrace.so", 15))
+			return true;
+	}
+	return false;
+}
+
 /* The new image's executable, named for it (SANDTRACE_ENV_EXE): the
  * absolute path handed to execve and what it runs, resolved.  slen 0: none. */
 struct exe_hint {
@@ -163,7 +189,8 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, c
 			if (has_prefix(envp[n], "SANDTRACE_SOCKET="))
 				their_socket = envp[n] + 17;
 		}
-	if (their_socket && *their_socket && strcmp(their_socket, st__g.socket_path) != 0)
+	if (their_socket && *their_socket && strcmp(their_socket, st__g.socket_path) != 0 &&
+	    nested_live(their_socket, preload))
 		return env_nested(envp, n, out);
 	/* exactly what is written below (each list entry adds at most its
 	 * length and a ':'), plus slack */

@@ -152,4 +152,21 @@ fi
 check "nested: the inner report has the read" has R "$W/e1" "$W/inner.jsonl"
 check "nested: the outer report saw the exec" has X /usr/bin/cat "$W/outer.jsonl"
 check "nested: both complete" test "$(summary_field "$W/inner.jsonl" complete)$(summary_field "$W/outer.jsonl" complete)" = truetrue
+# an environment that names another daemon but carries no trace the child can join is
+# not a nested run: a saved environment put back after its run ended (its socket gone),
+# a socket variable without the preload; the child was traced by nobody, its read
+# missing from a complete report
+for how in gone nopreload; do
+	if [ $how = gone ]; then
+		set -- LD_PRELOAD="$B/shim/libsandtrace.so" SANDTRACE_SOCKET=/nonexistent-sandtrace/sock \
+			SANDTRACE_ARENA=/sandtrace-1-0 SANDTRACE_FLAGS=0 SANDTRACE_LIB="$B/shim/libsandtrace.so"
+	else
+		set -- SANDTRACE_SOCKET="$W/a-socket"
+		python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$W/a-socket"
+	fi
+	rm -f "$W/stale.jsonl"
+	out=$("$ST" run --report "$W/stale.jsonl" -- env -i "$@" PATH=/usr/bin:/bin cat e1)
+	check "$how: the child's output unchanged (got: $out)" test "$out" = e
+	check "$how: the child is traced by this run (its read recorded)" has R "$W/e1" "$W/stale.jsonl"
+done
 done_
