@@ -319,25 +319,108 @@ static bool native_elf(const unsigned char *hdr, size_t hlen)
 	return machine != EM_NONE && eh.e_machine == machine;
 }
 
+/* Is the file whose identity st is this process's own dynamic loader (the
+ * PT_INTERP of its program)?  Run as a program (`ld.so [OPTION]... PROGRAM`,
+ * as ldd runs it), the loader has no PT_INTERP of its own, like a static
+ * program, but it reads LD_PRELOAD as it does for any dynamic program, and
+ * PROGRAM runs traced.  The loader's identity is taken once a process (one
+ * stat; a vfork child, which writes none of its parent's memory, takes it
+ * again each time).  Thread-safe (threads that race store the same). */
+static bool own_loader(const struct stat *st)
+{
+	static dev_t loader_dev;
+	static ino_t loader_ino;
+	static _Atomic int known; /* 0: not yet, 1: known, -1: none */
+	int k = atomic_load_explicit(&known, memory_order_acquire);
+	dev_t dev = loader_dev;
+	ino_t ino = loader_ino;
+	if (!k) {
+		k = -1;
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)st__auxval(AT_PHDR);
+		unsigned long n = ph ? st__auxval(AT_PHNUM) : 0;
+		uintptr_t bias = 0; /* a program without PT_PHDR is not moved */
+		const char *interp = NULL;
+		for (unsigned long i = 0; i < n; i++)
+			if (ph[i].p_type == PT_PHDR)
+				bias = (uintptr_t)ph - ph[i].p_vaddr;
+		for (unsigned long i = 0; i < n; i++)
+			if (ph[i].p_type == PT_INTERP)
+				interp = (const char *)(bias + ph[i].p_vaddr);
+		struct stat ls;
+		if (interp && ST_SYSCALL(SYS_newfstatat, AT_FDCWD, interp, &ls, 0) == 0) {
+			dev = ls.st_dev;
+			ino = ls.st_ino;
+			k = 1;
+		}
+		if (!st__vchild) {
+			loader_dev = dev;
+			loader_ino = ino;
+			atomic_store_explicit(&known, k, memory_order_release);
+		}
+	}
+	return k > 0 && st->st_dev == dev && st->st_ino == ino;
+}
+
+/* The program a run of the dynamic loader loads: argv's first word after
+ * the loader's options (glibc's rtld: --list, --verify, --inhibit-cache;
+ * --library-path, --inhibit-rpath, --audit, --preload, --argv0,
+ * --glibc-hwcaps-prepend, --glibc-hwcaps-mask with a value), with *list
+ * set when the loader only maps it (--list, --verify: ldd); NULL when the
+ * loader loads none (no word; --help, --version, --list-tunables, an
+ * option it does not know, which it refuses). */
+static const char *loader_program(char *const argv[], bool *list)
+{
+	static const char *const valued[] = {"--library-path", "--inhibit-rpath", "--audit",
+					     "--preload", "--argv0", "--glibc-hwcaps-prepend",
+					     "--glibc-hwcaps-mask"};
+	*list = false;
+	if (!argv || !argv[0])
+		return NULL;
+	for (size_t i = 1; argv[i]; i++) {
+		const char *o = argv[i];
+		if (o[0] != '-' || o[1] != '-')
+			return o;
+		if (!strcmp(o, "--list") || !strcmp(o, "--verify")) {
+			*list = true;
+			continue;
+		}
+		if (!strcmp(o, "--inhibit-cache"))
+			continue;
+		size_t v = 0;
+		while (v < sizeof(valued) / sizeof(valued[0]) && strcmp(o, valued[v]))
+			v++;
+		if (v == sizeof(valued) / sizeof(valued[0]) || !argv[i + 1])
+			return NULL;
+		i++;
+	}
+	return NULL;
+}
+
 /* Why the preload cannot follow the program open on fd (0: it can), its
  * #! interpreter in interp, and in *elf whether its head was read and is a
- * program of this machine's (native_elf).  A file that could not be opened (fd < 0:
- * execute-only, say) is taken as followable.  System calls: getresuid,
- * getresgid, fstat, fgetxattr, one pread of the head (more only for
- * program headers or notes past its first PROBE_HEAD bytes). */
-static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf)
+ * program of this machine's (native_elf); *loader: it is this process's own
+ * dynamic loader, run as a program (own_loader), which the preload follows.
+ * A file that could not be opened (fd < 0: execute-only, say) is taken as
+ * followable.  System calls: getresuid, getresgid, fstat, fgetxattr, one
+ * pread of the head (more only for program headers or notes past its first
+ * PROBE_HEAD bytes; one stat the first time a program without PT_INTERP is
+ * met). */
+static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf, bool *loader)
 {
 	interp[0] = 0;
 	*elf = false;
+	*loader = false;
 	if (fd < 0)
 		return 0;
 	unsigned why = 0;
 	struct stat st;
+	bool have_st = false;
 	uid_t ru, eu, su;
 	gid_t rg, eg, sg;
 	ST_SYSCALL(SYS_getresuid, &ru, &eu, &su);
 	ST_SYSCALL(SYS_getresgid, &rg, &eg, &sg);
 	if (ST_SYSCALL(SYS_fstat, fd, &st) == 0) {
+		have_st = true;
 		uid_t neu = (st.st_mode & S_ISUID) ? st.st_uid : eu;
 		gid_t neg = (st.st_mode & S_ISGID) ? st.st_gid : eg;
 		/* the kernel sets AT_SECURE when the new effective ids differ
@@ -392,7 +475,9 @@ static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf)
 		/* only a program whose headers were all read is judged: one the
 		 * kernel will refuse (ENOEXEC) must not be reported as a static
 		 * program that ran */
-		if (whole && !has_interp)
+		if (whole && !has_interp && eh.e_type == ET_DYN && have_st && own_loader(&st))
+			*loader = true;
+		else if (whole && !has_interp)
 			why = SANDTRACE_UNTRACED_STATIC;
 		else if (whole && is_go)
 			why = SANDTRACE_UNTRACED_GO;
@@ -475,8 +560,27 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
  * the program was read and is an ELF program of this machine (native_elf).
  * keep: when not NULL, the descriptor opened here (PROBE_OPEN_HERE) is left
  * open in *keep for the caller to close (-1 when none), not closed. */
+/* A second file an exec runs (a #! interpreter, the program the dynamic
+ * loader is asked to load), judged as an access of kind of its own: 0, or
+ * the errno of its refusal (ENOENT: one the sandbox hides fails the exec as
+ * a missing one does).  Recorded as a failed lookup when it is not there.
+ * A relative path is taken from the cwd.  Uses the second access slot. */
+static int note_second(const char *path, unsigned kind)
+{
+	struct st_acc *b = &st__tls_acc[1];
+	st__acc_init(b, AT_FDCWD, path, kind, false);
+	int e = st__pre(b);
+	if (e) {
+		st__acc_done(b);
+		return e;
+	}
+	bool there = ST_SYSCALL(SYS_faccessat, AT_FDCWD, path, F_OK) == 0;
+	st__post(b, there ? 0 : ENOENT);
+	return 0;
+}
+
 static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool *elf, int *keep,
-			  int *ierr)
+			  int *ierr, char *const argv[])
 {
 	*ierr = 0;
 	if (keep)
@@ -494,7 +598,8 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 		}
 	}
 	*elf = false;
-	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, PATH_MAX, elf) : 0;
+	bool loader = false;
+	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, PATH_MAX, elf, &loader) : 0;
 	if (own >= 0 && keep)
 		*keep = own;
 	else if (own >= 0)
@@ -510,16 +615,18 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 		 * sandbox hides fails the exec as a missing interpreter does
 		 * (ENOENT); a missing interpreter is a failed lookup, not an exec.
 		 * A relative one is taken from the cwd, as the kernel does. */
-		struct st_acc *b = &st__tls_acc[1];
-		st__acc_init(b, AT_FDCWD, interp, K_X, false);
-		int e = st__pre(b);
-		if (e) {
-			st__acc_done(b);
-			*ierr = e;
-			return why;
-		}
-		bool there = ST_SYSCALL(SYS_faccessat, AT_FDCWD, interp, F_OK) == 0;
-		st__post(b, there ? 0 : ENOENT);
+		*ierr = note_second(interp, K_X);
+	}
+	const char *lp;
+	bool list;
+	if (!why && loader && (lp = loader_program(argv, &list)) && strchr(lp, '/')) {
+		/* the dynamic loader run as a program opens the program it is
+		 * asked to load by its own calls: an exec of its own (a read when
+		 * the loader only lists it), judged as the interpreter is, so
+		 * that one the sandbox hides is not run through the loader.  A
+		 * name without a slash is searched among the libraries: the
+		 * loader's own search, not judged here. */
+		*ierr = note_second(lp, list ? K_R : K_X);
 	}
 	return why;
 }
@@ -622,7 +729,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 			return -1;
 		}
 	} else if ((e = st__pre(a)) == 0) {
-		why = note_exec(a, fd, interp, &elf, NULL, &e);
+		why = note_exec(a, fd, interp, &elf, NULL, &e, argv);
 	}
 	struct exe_hint hint = {0};
 	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
@@ -1087,7 +1194,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 		st__acc_init(a, AT_FDCWD, prog, K_X, false);
 		int e = st__pre(a), ie = 0;
 		if (!e) {
-			why = note_exec(a, PROBE_OPEN_HERE, interp, &elf, &pfd, &ie);
+			why = note_exec(a, PROBE_OPEN_HERE, interp, &elf, &pfd, &ie, argv);
 			if (ie && pfd >= 0) {
 				ST_SYSCALL(SYS_close, pfd);
 				pfd = -1;

@@ -142,6 +142,19 @@ for how in spawn-chdir spawn-fchdir spawnp-chdir; do
 	check "$how: an open into a read-only place fails the spawn (got: $out)" \
 		test "$out" = ENOENT -a ! -e "$W/ro/o.txt"
 done
+# the dynamic loader run as a program (`ld.so PROG`) opens PROG by its own calls: PROG is
+# judged as an exec of its own, and one the sandbox hides is not run through the loader
+ldso=$(readelf -l /bin/cat 2>/dev/null | sed -n 's/.*interpreter: \([^]]*\)]/\1/p')
+if [ -n "$ldso" ]; then
+	cp /bin/echo "$W/out/bin/hidden-echo"
+	out=$("$ST" run --fence --policy "$W/policy" --report "$W/ldso.jsonl" -- \
+		sh -c "$ldso $W/out/bin/hidden-echo ran" 2>/dev/null)
+	check "a hidden program is not run through the loader (got: $out)" test -z "$out"
+	check "... its exec is a violation" \
+		sh -c "grep '\"type\":\"violation\"' '$W/ldso.jsonl' | grep -qF '\"path\":\"$W/out/bin/hidden-echo\"'"
+	out=$("$ST" run --fence --policy "$W/policy" -- sh -c "$ldso /bin/echo ran")
+	check "an allowed program runs through the loader (got: $out)" test "$out" = ran
+fi
 # a library the loader maps from outside the sandbox (a RUNPATH into a denied place)
 # is read before any wrapper runs: it cannot be refused, but it is a violation, not
 # an allowed read

@@ -36,6 +36,24 @@ pid = os.posix_spawnp("st", ["st"], os.environ); sys.exit(os.waitpid(pid, 0)[1])
 	check "posix_spawnp past a directory in PATH: the directory is not an exec" \
 		sh -c "! \"$ST\" report --list r1p.jsonl | grep -qxF 'X	$W/pa/st'"
 }
+# the dynamic loader run as a program (`ld.so PROG`, as ldd runs it) has no PT_INTERP,
+# like a static program, but it reads LD_PRELOAD and PROG runs traced: it was reported
+# untraced (static), the run incomplete, and PROG was recorded nowhere
+ldso=$(readelf -l /bin/cat 2>/dev/null | sed -n 's/.*interpreter: \([^]]*\)]/\1/p')
+if [ -n "$ldso" ]; then
+	echo ld > ld-in
+	out=$("$ST" run --report rl.jsonl -- sh -c "$ldso /bin/cat ld-in")
+	check "loader run as a program: output unchanged (got: $out)" test "$out" = ld
+	check "loader run as a program: not reported untraced" test -z "$(untraced_why rl.jsonl "${ldso##*/}")"
+	check "loader run as a program: run complete" test "$(summary_field rl.jsonl complete)" = true
+	check "loader run as a program: the program it loads is an exec" has X /usr/bin/cat rl.jsonl
+	check "loader run as a program: the program is traced (its read recorded)" has R "$W/ld-in" rl.jsonl
+	out=$("$ST" run --report rl2.jsonl -- sh -c "$ldso --library-path /nonexistent --list /bin/cat >/dev/null && echo listed")
+	check "loader --list: the program it maps is a read (got: $out)" \
+		test "$out" = listed -a "$(summary_field rl2.jsonl complete)" = true
+	check "loader --list: the program recorded" has R /usr/bin/cat rl2.jsonl
+	check "loader --list: ... not as an exec" sh -c "! '$ST' report --list rl2.jsonl | grep -qxF 'X	/usr/bin/cat'"
+fi
 # a program the kernel refuses (a truncated ELF: ENOEXEC) is not a static
 # program that ran: no untraced record, the run stays complete
 head -c 100 /bin/true > trunc && chmod +x trunc
