@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -396,6 +398,20 @@ static const char *loader_program(char *const argv[], bool *list)
 	return NULL;
 }
 
+/* Does the kernel ignore what the file open on fd grants an exec: its
+ * set-id bits (ids true) or its capabilities (false)?  Both on a mount
+ * without suid (mnt_may_suid); the set-id bits also in a process under
+ * no_new_privs (prctl PR_SET_NO_NEW_PRIVS: bubblewrap, systemd's
+ * NoNewPrivileges), whose capabilities still count.  One or two system
+ * calls; async-signal-safe. */
+static bool privs_ignored(int fd, bool ids)
+{
+	struct statfs sf;
+	if (ST_SYSCALL(SYS_fstatfs, fd, &sf) == 0 && (sf.f_flags & ST_NOSUID))
+		return true;
+	return ids && ST_SYSCALL(SYS_prctl, PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1;
+}
+
 /* Why the preload cannot follow the program open on fd (0: it can), its
  * #! interpreter in interp, and in *elf whether its head was read and is a
  * program of this machine's (native_elf); *loader: it is this process's own
@@ -421,13 +437,23 @@ static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf, bool *l
 	ST_SYSCALL(SYS_getresgid, &rg, &eg, &sg);
 	if (ST_SYSCALL(SYS_fstat, fd, &st) == 0) {
 		have_st = true;
-		uid_t neu = (st.st_mode & S_ISUID) ? st.st_uid : eu;
-		gid_t neg = (st.st_mode & S_ISGID) ? st.st_gid : eg;
 		/* the kernel sets AT_SECURE when the new effective ids differ
-		 * from the real ones, or the file has capabilities */
+		 * from the real ones, or when the file's capabilities raise a
+		 * user whose real uid is not root (bprm_fill_uid,
+		 * cap_bprm_creds_from_file).  It ignores the set-id bits on a
+		 * nosuid mount and under no_new_privs, the capabilities on a
+		 * nosuid mount (privs_ignored: asked only of such a file) */
+		bool suid = st.st_mode & S_ISUID;
+		bool sgid = (st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP);
+		if ((suid || sgid) && privs_ignored(fd, true))
+			suid = sgid = false;
+		uid_t neu = suid ? st.st_uid : eu;
+		gid_t neg = sgid ? st.st_gid : eg;
 		if (neu != ru || neg != rg)
 			why = SANDTRACE_UNTRACED_SETID;
-		else if (ST_SYSCALL(SYS_fgetxattr, fd, "security.capability", NULL, 0) > 0)
+		else if (ru != 0 &&
+			 ST_SYSCALL(SYS_fgetxattr, fd, "security.capability", NULL, 0) > 0 &&
+			 !privs_ignored(fd, false))
 			why = SANDTRACE_UNTRACED_SETID;
 	}
 	if (why)

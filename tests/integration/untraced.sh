@@ -54,6 +54,33 @@ if [ -n "$ldso" ]; then
 	check "loader --list: the program recorded" has R /usr/bin/cat rl2.jsonl
 	check "loader --list: ... not as an exec" sh -c "! '$ST' report --list rl2.jsonl | grep -qxF 'X	/usr/bin/cat'"
 fi
+# set-id bits and capabilities as the kernel decides AT_SECURE (root only): capabilities
+# do not make an exec by root secure, and under no_new_privs the set-id bits are ignored;
+# there the loader keeps LD_PRELOAD and the program runs traced, but it was reported
+# untraced (setid) and the run incomplete.  Still secure: a set-uid program of another
+# owner, capabilities run by another user.
+if [ "$(id -u)" = 0 ]; then
+	mkdir sec && chmod 755 sec && cd sec
+	printf '#include <stdio.h>\n#include <sys/auxv.h>\nint main(void){FILE *f = fopen("sec-in", "r");\nprintf("secure=%%lu %%s\\n", getauxval(AT_SECURE), f ? "read" : "none"); return 0;}\n' > sec.c
+	echo x > sec-in && chmod 644 sec-in
+	gcc -o sec-nobody sec.c && chown 65534 sec-nobody && chmod 4755 sec-nobody
+	out=$("$ST" run --report rs1.jsonl -- setpriv --no-new-privs ./sec-nobody)
+	check "set-uid under no_new_privs: not secure (got: $out)" test "$out" = "secure=0 read"
+	check "set-uid under no_new_privs: not reported untraced" test -z "$(untraced_why rs1.jsonl sec-nobody)"
+	check "set-uid under no_new_privs: traced (its read recorded)" has R "$W/sec/sec-in" rs1.jsonl
+	out=$("$ST" run --report rs2.jsonl -- sh -c ./sec-nobody)
+	check "set-uid of another owner: secure, reported untraced (got: $out)" \
+		test "$out" = "secure=1 read" -a "$(untraced_why rs2.jsonl sec-nobody)" = setid
+	if command -v setcap >/dev/null && gcc -o sec-cap sec.c && setcap cap_net_raw+ep sec-cap 2>/dev/null; then
+		out=$("$ST" run --report rs3.jsonl -- sh -c ./sec-cap)
+		check "capabilities run by root: not secure (got: $out)" test "$out" = "secure=0 read"
+		check "capabilities run by root: not reported untraced" test -z "$(untraced_why rs3.jsonl sec-cap)"
+		check "capabilities run by root: run complete" test "$(summary_field rs3.jsonl complete)" = true
+		"$ST" run --report rs4.jsonl -- setpriv --reuid=65534 --regid=65534 --clear-groups ./sec-cap >/dev/null
+		check "capabilities run by another user: reported untraced" test "$(untraced_why rs4.jsonl sec-cap)" = setid
+	fi
+	cd "$W"
+fi
 # a program the kernel refuses (a truncated ELF: ENOEXEC) is not a static
 # program that ran: no untraced record, the run stays complete
 head -c 100 /bin/true > trunc && chmod +x trunc
