@@ -606,7 +606,7 @@ static int note_second(const char *path, unsigned kind)
 }
 
 static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool *elf, int *keep,
-			  int *ierr, char *const argv[])
+			  int *ierr, char *const argv[], char *const envp[])
 {
 	*ierr = 0;
 	if (keep)
@@ -648,10 +648,13 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 	if (!why && loader && (lp = loader_program(argv, &list)) && strchr(lp, '/')) {
 		/* the dynamic loader run as a program opens the program it is
 		 * asked to load by its own calls: an exec of its own (a read when
-		 * the loader only lists it), judged as the interpreter is, so
-		 * that one the sandbox hides is not run through the loader.  A
-		 * name without a slash is searched among the libraries: the
-		 * loader's own search, not judged here. */
+		 * the loader only lists it: --list, --verify, or
+		 * LD_TRACE_LOADED_OBJECTS set to anything, which ldd uses),
+		 * judged as the interpreter is, so that one the sandbox hides is
+		 * not run through the loader.  A name without a slash is searched
+		 * among the libraries: the loader's own search, not judged here. */
+		for (size_t i = 0; envp && envp[i] && !list; i++)
+			list = has_prefix(envp[i], "LD_TRACE_LOADED_OBJECTS=");
 		*ierr = note_second(lp, list ? K_R : K_X);
 	}
 	return why;
@@ -755,7 +758,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 			return -1;
 		}
 	} else if ((e = st__pre(a)) == 0) {
-		why = note_exec(a, fd, interp, &elf, NULL, &e, argv);
+		why = note_exec(a, fd, interp, &elf, NULL, &e, argv, envp);
 	}
 	struct exe_hint hint = {0};
 	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
@@ -1220,7 +1223,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 		st__acc_init(a, AT_FDCWD, prog, K_X, false);
 		int e = st__pre(a), ie = 0;
 		if (!e) {
-			why = note_exec(a, PROBE_OPEN_HERE, interp, &elf, &pfd, &ie, argv);
+			why = note_exec(a, PROBE_OPEN_HERE, interp, &elf, &pfd, &ie, argv, envp);
 			if (ie && pfd >= 0) {
 				ST_SYSCALL(SYS_close, pfd);
 				pfd = -1;

@@ -154,6 +154,11 @@ if [ -n "$ldso" ]; then
 		sh -c "grep '\"type\":\"violation\"' '$W/ldso.jsonl' | grep -qF '\"path\":\"$W/out/bin/hidden-echo\"'"
 	out=$("$ST" run --fence --policy "$W/policy" -- sh -c "$ldso /bin/echo ran")
 	check "an allowed program runs through the loader (got: $out)" test "$out" = ran
+	# ldd's way (LD_TRACE_LOADED_OBJECTS): the loader only maps the file, a read
+	cp /bin/true "$W/ro/ro-true"
+	out=$("$ST" run --fence --policy "$W/policy" -- \
+		sh -c "LD_TRACE_LOADED_OBJECTS=1 $ldso $W/ro/ro-true >/dev/null && echo listed")
+	check "the loader lists a program of a read-only place for ldd (got: $out)" test "$out" = listed
 fi
 # a library the loader maps from outside the sandbox (a RUNPATH into a denied place)
 # is read before any wrapper runs: it cannot be refused, but it is a violation, not

@@ -53,6 +53,10 @@ if [ -n "$ldso" ]; then
 		test "$out" = listed -a "$(summary_field rl2.jsonl complete)" = true
 	check "loader --list: the program recorded" has R /usr/bin/cat rl2.jsonl
 	check "loader --list: ... not as an exec" sh -c "! '$ST' report --list rl2.jsonl | grep -qxF 'X	/usr/bin/cat'"
+	out=$("$ST" run --report rl3.jsonl -- sh -c "LD_TRACE_LOADED_OBJECTS=1 $ldso /bin/cat >/dev/null && echo listed")
+	check "loader with LD_TRACE_LOADED_OBJECTS (ldd): the program is a read (got: $out)" \
+		sh -c "test '$out' = listed && '$ST' report --list rl3.jsonl | grep -qxF 'R	/usr/bin/cat' &&
+			! '$ST' report --list rl3.jsonl | grep -qxF 'X	/usr/bin/cat'"
 fi
 # set-id bits and capabilities as the kernel decides AT_SECURE (root only): capabilities
 # do not make an exec by root secure, and under no_new_privs the set-id bits are ignored;
