@@ -420,8 +420,10 @@ static bool privs_ignored(int fd, bool ids)
  * followable.  System calls: getresuid, getresgid, fstat, fgetxattr, one
  * pread of the head (more only for program headers or notes past its first
  * PROBE_HEAD bytes; one stat the first time a program without PT_INTERP is
- * met). */
-static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf, bool *loader)
+ * met).  resetids: the exec is made with the effective ids reset to the
+ * real ones (posix_spawn's POSIX_SPAWN_RESETIDS, in the child). */
+static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf, bool *loader,
+			   bool resetids)
 {
 	interp[0] = 0;
 	*elf = false;
@@ -435,6 +437,8 @@ static unsigned probe_exec(int fd, char *interp, size_t icap, bool *elf, bool *l
 	gid_t rg, eg, sg;
 	ST_SYSCALL(SYS_getresuid, &ru, &eu, &su);
 	ST_SYSCALL(SYS_getresgid, &rg, &eg, &sg);
+	if (resetids)
+		eu = ru, eg = rg;
 	if (ST_SYSCALL(SYS_fstat, fd, &st) == 0) {
 		have_st = true;
 		/* the kernel sets AT_SECURE when the new effective ids differ
@@ -585,7 +589,9 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
  * passed st__pre.  interp: the #! interpreter's path ("" when none); *elf:
  * the program was read and is an ELF program of this machine (native_elf).
  * keep: when not NULL, the descriptor opened here (PROBE_OPEN_HERE) is left
- * open in *keep for the caller to close (-1 when none), not closed. */
+ * open in *keep for the caller to close (-1 when none), not closed.  argv,
+ * envp: the exec's (what the dynamic loader run as a program loads);
+ * resetids: as probe_exec's. */
 /* A second file an exec runs (a #! interpreter, the program the dynamic
  * loader is asked to load), judged as an access of kind of its own: 0, or
  * the errno of its refusal (ENOENT: one the sandbox hides fails the exec as
@@ -606,7 +612,7 @@ static int note_second(const char *path, unsigned kind)
 }
 
 static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool *elf, int *keep,
-			  int *ierr, char *const argv[], char *const envp[])
+			  int *ierr, char *const argv[], char *const envp[], bool resetids)
 {
 	*ierr = 0;
 	if (keep)
@@ -625,7 +631,7 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 	}
 	*elf = false;
 	bool loader = false;
-	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, PATH_MAX, elf, &loader) : 0;
+	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, PATH_MAX, elf, &loader, resetids) : 0;
 	if (own >= 0 && keep)
 		*keep = own;
 	else if (own >= 0)
@@ -758,7 +764,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 			return -1;
 		}
 	} else if ((e = st__pre(a)) == 0) {
-		why = note_exec(a, fd, interp, &elf, NULL, &e, argv, envp);
+		why = note_exec(a, fd, interp, &elf, NULL, &e, argv, envp, false);
 	}
 	struct exe_hint hint = {0};
 	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
@@ -1201,6 +1207,11 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	if (fa && fa->__used > 0)
 		spawn_child_dir(fa, cdir, sizeof(cdir));
 	const char *named = search || !file ? file : spawn_child_name(cdir, file, found, sizeof(found));
+	/* the child resets its effective ids before its exec: the probe's
+	 * set-id test is made with those */
+	short sflags = 0;
+	bool resetids = attr && posix_spawnattr_getflags(attr, &sflags) == 0 &&
+			(sflags & POSIX_SPAWN_RESETIDS);
 	int r;
 	unsigned why = 0;
 	char interp[PATH_MAX];
@@ -1223,7 +1234,8 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 		st__acc_init(a, AT_FDCWD, prog, K_X, false);
 		int e = st__pre(a), ie = 0;
 		if (!e) {
-			why = note_exec(a, PROBE_OPEN_HERE, interp, &elf, &pfd, &ie, argv, envp);
+			why = note_exec(a, PROBE_OPEN_HERE, interp, &elf, &pfd, &ie, argv, envp,
+					resetids);
 			if (ie && pfd >= 0) {
 				ST_SYSCALL(SYS_close, pfd);
 				pfd = -1;

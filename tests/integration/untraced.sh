@@ -64,7 +64,7 @@ fi
 # untraced (setid) and the run incomplete.  Still secure: a set-uid program of another
 # owner, capabilities run by another user.
 if [ "$(id -u)" = 0 ]; then
-	mkdir sec && chmod 755 sec && cd sec
+	mkdir sec && chmod 755 "$W" sec && cd sec
 	printf '#include <stdio.h>\n#include <sys/auxv.h>\nint main(void){FILE *f = fopen("sec-in", "r");\nprintf("secure=%%lu %%s\\n", getauxval(AT_SECURE), f ? "read" : "none"); return 0;}\n' > sec.c
 	echo x > sec-in && chmod 644 sec-in
 	gcc -o sec-nobody sec.c && chown 65534 sec-nobody && chmod 4755 sec-nobody
@@ -75,6 +75,31 @@ if [ "$(id -u)" = 0 ]; then
 	out=$("$ST" run --report rs2.jsonl -- sh -c ./sec-nobody)
 	check "set-uid of another owner: secure, reported untraced (got: $out)" \
 		test "$out" = "secure=1 read" -a "$(untraced_why rs2.jsonl sec-nobody)" = setid
+	# a spawn with POSIX_SPAWN_RESETIDS from a process whose effective uid is not its real
+	# one: the child resets it before its exec, which is then not secure
+	cat > rid.c <<'C'
+#include <spawn.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/wait.h>
+extern char **environ;
+int main(void)
+{
+	posix_spawnattr_t at;
+	char *av[] = {"./sec-plain", NULL};
+	pid_t p;
+	int st = 0;
+	if (setresuid(0, 65534, 0) || posix_spawnattr_init(&at) ||
+	    posix_spawnattr_setflags(&at, POSIX_SPAWN_RESETIDS) ||
+	    posix_spawn(&p, av[0], NULL, &at, av, environ) || waitpid(p, &st, 0) != p)
+		return 1;
+	return st;
+}
+C
+	gcc -o rid rid.c && gcc -o sec-plain sec.c
+	out=$("$ST" run --report rs5.jsonl -- ./rid)
+	check "spawn with POSIX_SPAWN_RESETIDS: not secure (got: $out)" test "$out" = "secure=0 read"
+	check "spawn with POSIX_SPAWN_RESETIDS: not reported untraced" test -z "$(untraced_why rs5.jsonl sec-plain)"
 	if command -v setcap >/dev/null && gcc -o sec-cap sec.c && setcap cap_net_raw+ep sec-cap 2>/dev/null; then
 		out=$("$ST" run --report rs3.jsonl -- sh -c ./sec-cap)
 		check "capabilities run by root: not secure (got: $out)" test "$out" = "secure=0 read"
