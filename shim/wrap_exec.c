@@ -623,6 +623,12 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 	int own = -1;
 	if (fd == PROBE_OPEN_HERE && path && !a->skip) {
 		fd = own = probe_open(AT_FDCWD, path);
+		/* the kernel looks a relative spelling up from the cwd, not
+		 * through the directories above it, which the process may not
+		 * search (EACCES): the probe takes the same way, so that what
+		 * runs is still known (a static or set-id program reported) */
+		if (own < 0 && errno == EACCES && a->path && a->path[0] && a->path[0] != '/')
+			fd = own = probe_open(AT_FDCWD, a->path);
 		if (own < 0 && (errno == ENOENT || errno == ENOTDIR)) {
 			/* the exec will fail with ENOENT: recorded as missing after it */
 			st__acc_done(a);

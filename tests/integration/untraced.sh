@@ -100,6 +100,33 @@ C
 	out=$("$ST" run --report rs5.jsonl -- ./rid)
 	check "spawn with POSIX_SPAWN_RESETIDS: not secure (got: $out)" test "$out" = "secure=0 read"
 	check "spawn with POSIX_SPAWN_RESETIDS: not reported untraced" test -z "$(untraced_why rs5.jsonl sec-plain)"
+	# a spawn of a relative name from a directory whose ancestors the process may not
+	# search: the kernel looks the name up from the cwd, but the probe opened the
+	# absolute path (EACCES) and took the program as one the preload follows: a static
+	# one ran unreported (execve's probe takes the spelling already)
+	mkdir -p "$W/priv/pub" && chmod 700 "$W/priv" && chmod 755 "$W/priv/pub"
+	cat > spn.c <<'C'
+#define _GNU_SOURCE
+#include <spawn.h>
+#include <unistd.h>
+#include <sys/wait.h>
+extern char **environ;
+int main(void)
+{
+	char *av[] = {"./st", NULL};
+	pid_t p;
+	int st = 0;
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534) ||
+	    posix_spawn(&p, av[0], NULL, NULL, av, environ) || waitpid(p, &st, 0) != p)
+		return 1;
+	return st;
+}
+C
+	if gcc -o spn spn.c && gcc -static -o "$W/priv/pub/st" ../p.c 2>/dev/null; then
+		out=$(cd "$W/priv/pub" && "$ST" run --report "$W/rs6.jsonl" -- "$W/sec/spn")
+		check "spawn of a static program below an unsearchable directory: output unchanged (got: $out)" test "$out" = hi
+		check "... reported as untraced static" test "$(untraced_why "$W/rs6.jsonl" st)" = static
+	fi
 	if command -v setcap >/dev/null && gcc -o sec-cap sec.c && setcap cap_net_raw+ep sec-cap 2>/dev/null; then
 		out=$("$ST" run --report rs3.jsonl -- sh -c ./sec-cap)
 		check "capabilities run by root: not secure (got: $out)" test "$out" = "secure=0 read"
