@@ -24,12 +24,7 @@ static pid_t raw_getpid(void)
  * ours any more and must never be written to. */
 static bool fd_is_ours(void)
 {
-	struct stat st;
-	if (st__g.fd < 0 || st__g.fd_pid != raw_getpid())
-		return false;
-	if (ST_SYSCALL(SYS_fstat, st__g.fd, &st) != 0)
-		return false;
-	return S_ISSOCK(st.st_mode) && st.st_dev == st__g.fd_dev && st.st_ino == st__g.fd_ino;
+	return st__g.fd >= 0 && st__g.fd_pid == raw_getpid() && st__conn_fd_same();
 }
 
 /* Move a new descriptor out of the low numbers programs use (>= 10; high
@@ -76,9 +71,10 @@ static bool conn_locked(void)
 		return false;
 	if (fd_is_ours())
 		return true;
-	if (st__g.fd >= 0 && st__g.fd_pid != raw_getpid()) {
+	if (st__g.fd >= 0 && st__g.fd_pid != raw_getpid() && st__conn_fd_same()) {
 		/* inherited through a fork the shim did not see (raw clone):
-		 * the number is a copy of the parent's socket, still ours */
+		 * the number is a copy of the parent's socket, still ours
+		 * unless the program had taken the number in the parent */
 		ST_SYSCALL(SYS_close, st__g.fd);
 	}
 	st__g.fd = -1;

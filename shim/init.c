@@ -338,7 +338,10 @@ void st__after_fork_child(void)
 	/* by assignment: pthread_mutex_init would be a page of libc's code to
 	 * fault in again in every forked child */
 	st__g.lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
-	if (st__g.fd >= 0) /* the parent's connection: ours to close */
+	/* the parent's connection: ours to close, unless the program had
+	 * taken its number before the fork (dup2 onto it, closefrom and an
+	 * open): then the child's copy is the program's file */
+	if (st__g.fd >= 0 && st__conn_fd_same())
 		ST_SYSCALL(SYS_close, st__g.fd);
 	st__g.fd = -1;
 	/* two stores: merged, GCC loads the pair from .rodata, a page of its

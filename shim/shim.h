@@ -261,6 +261,19 @@ struct st_state {
 };
 extern struct st_state st__g;
 
+/* Is st__g.fd still the socket the shim connected (its device and inode,
+ * whichever process holds the number now)?  A program may have closed the
+ * number and reused it (closefrom and an open, dup2 onto it) before the
+ * shim looked again: then it is the program's, never to be written to or
+ * closed, in the process that connected and in a child that inherited its
+ * table (a fork copies the program's file at that number, not the socket). */
+static inline bool st__conn_fd_same(void)
+{
+	struct stat st;
+	return st__g.fd >= 0 && ST_SYSCALL(SYS_fstat, st__g.fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       st.st_dev == st__g.fd_dev && st.st_ino == st__g.fd_ino;
+}
+
 /*
  * vfork (wrap_exec.c; the entry point is assembly in shim/os/, where the
  * platform has it).  A real vfork child runs in its parent's memory until it

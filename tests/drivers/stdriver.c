@@ -62,6 +62,12 @@ extern char **environ;
  *     "hang" when the stat did not return in 10 s)
  *   rawclose-conn PATH: stat PATH, close 900 by an inline system call, then stat
  *     PATH-after-0 .. PATH-after-19 (each must still be recorded)
+ *   dup2-conn-fork PATH WAY: stat PATH (under --no-cache that connects the shim, at 900),
+ *     dup2 a socket of the program's onto 900, then a child made by WAY (fork, clone:
+ *     syscall(SYS_clone), rawclone: an inline system call no wrapper sees) stats PATH-child
+ *     and writes "c" into its 900, the program's socket it inherited; "ok" when the
+ *     program's socket got exactly that byte (a child's shim closed 900 as its parent's
+ *     connection and connected there again: the write went to the daemon, "got N bytes")
  *   clone-vm PATH, clone-vfork PATH, clone-files PATH: a child made by clone(2) with
  *     CLONE_VM (its own stack), CLONE_VM | CLONE_VFORK or CLONE_FILES stats PATH-child-<its pid>, then the parent stats PATH-parent-<its
  *     pid>, three times each ("ok" when every child ran; the names need not exist): each
@@ -572,6 +578,33 @@ int main(int argc, char **argv)
 				printf("leaked %zd\n", n);
 				return 1;
 			}
+		}
+	} else if (!strcmp(c, "dup2-conn-fork") && q) {
+		struct stat st;
+		char n2[4096];
+		int sv[2];
+		r = stat(p, &st);
+		if (r == 0 && (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
+			       dup2(sv[0], 900) != 900))
+			return 1;
+		fflush(stdout);
+		long pid = !strcmp(q, "fork")	 ? (long)fork()
+			   : !strcmp(q, "clone") ? syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0)
+						 : st__sys6(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
+		if (pid == 0) {
+			snprintf(n2, sizeof(n2), "%s-child", p);
+			stat(n2, &st);
+			_exit(write(900, "c", 1) == 1 ? 0 : 1);
+		}
+		int ws;
+		if (pid < 0 || waitpid((pid_t)pid, &ws, 0) != (pid_t)pid || !WIFEXITED(ws) ||
+		    WEXITSTATUS(ws) != 0)
+			r = (errno = ECHILD, -1);
+		char b[256];
+		ssize_t n = recv(sv[1], b, sizeof(b), MSG_DONTWAIT);
+		if (r == 0 && (n != 1 || b[0] != 'c')) {
+			printf("got %zd bytes\n", n);
+			return 1;
 		}
 	} else if (!strcmp(c, "rawclose-conn")) {
 		struct stat st;

@@ -105,6 +105,15 @@ n=$("$ST" report --list "$W/rawclose-conn.jsonl" | grep -c "$W/cf-after-")
 check "connection closed by an inline system call: all 20 later accesses recorded ($out, $n)" test "$n" = 20
 n=$(grep '"type":"process"' "$W/rawclose-conn.jsonl" | grep -c '"exe":"[^"]*/stdriver"')
 check "... and the reconnection is the same image, not a second one ($n)" test "$n" = 1
+# the program's own file at the connection's number when it forks (dup2 onto 900): the
+# child's copy is the program's, not the connection to drop; closed as the parent's
+# connection, the child's shim connected again at 900 and the child's writes went to the
+# daemon (fork, syscall(SYS_clone), and a clone no wrapper sees)
+for way in fork clone rawclone; do
+	out=$(timeout 60 "$ST" run --no-cache --report "$W/dup2-conn-$way.jsonl" -- "$DRV" dup2-conn-fork "$W/cf" $way)
+	check "program's socket at the connection's number, child by $way: intact ($out)" test "$out" = ok
+	check "... and the child's access recorded" has N "$W/cf-child" "$W/dup2-conn-$way.jsonl"
+done
 # a fork in a vfork child: the grandchild is a process of its own (its pid on
 # its accesses, its record, child of the vfork child, its exit status)
 out=$(timeout 60 "$ST" run --report "$W/vff.jsonl" -- "$DRV" vfork-fork "$W/vff")
