@@ -104,6 +104,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->nofollow = nofollow != 0;
 	a->name_op = nofollow == ST_NF_NAME;
 	a->empty_path = false;
+	a->probe_fd = false;
 	a->in_root = false;
 	a->held_len = 0;
 	a->skip = false;
@@ -559,6 +560,15 @@ static bool magic_fd_grants(const struct st_acc *a)
 	if (fl & O_PATH)
 		return false;
 	return a->kind != SANDTRACE_KIND_WRITE || (fl & O_ACCMODE) != O_RDONLY;
+}
+
+/* Does the call act on the file of a descriptor the program holds (an empty
+ * name with AT_EMPTY_PATH: fstatat, statx, readlinkat, name_to_handle_at,
+ * linkat's source, the fd writes), rather than look a name up? */
+static bool held_fd_file(const struct st_acc *a)
+{
+	return a->path && a->path[0] == 0 && a->empty_path && a->dirfd != AT_FDCWD &&
+	       !a->probe_fd;
 }
 
 /* Decide with the compiled sandbox in the arena.  Returns the value to cache. */
@@ -1164,6 +1174,15 @@ int st__pre(struct st_acc *a)
 	if (!make_abs(a)) {
 		errno = saved;
 		return a->unjudgeable ? EACCES : 0;
+	}
+	if (a->kind == SANDTRACE_KIND_QUERY && held_fd_file(a)) {
+		/* a query of a file the process holds open is never a
+		 * violation, as fstat of the descriptor, which no wrapper sees,
+		 * and a query by its /dev/fd/N name (magic_fd_grants) are not;
+		 * nor is the answer kept under the file's path (the process
+		 * that spells it does not hold it) */
+		errno = saved;
+		return 0;
 	}
 	if (a->kind == SANDTRACE_KIND_WRITE && a->nofollow && st__g.arena.base) {
 		/* a namespace write (unlink, rename, symlink, mkdir, ...): was

@@ -415,6 +415,8 @@ struct st_acc {
 	bool nofollow;        /* the last component is not followed */
 	bool name_op;         /* ... and the call works on the name itself (ST_NF_NAME) */
 	bool empty_path;      /* AT_EMPTY_PATH allowed */
+	bool probe_fd;        /* ... and dirfd is the shim's own descriptor (open_by_handle_at's
+				 probe), not one the program holds */
 	bool in_root;         /* openat2's RESOLVE_IN_ROOT: the path is resolved below dirfd (its
 				 path, held_len, is the root).  Such a spelling means something
 				 else to every other call: it gets no keys, only its resolved

@@ -515,6 +515,7 @@ EXPORT int open_by_handle_at(int mount_fd, struct file_handle *h, int flags)
 	struct st_acc *a = &st__tls_acc[0];
 	st__acc_init(a, probe, "", st_open_kind(flags), true);
 	a->empty_path = true;
+	a->probe_fd = true; /* a handle names any file: judged where it is */
 	int e = st__pre(a);
 	if (e) {
 		ST_SYSCALL(SYS_close, probe);

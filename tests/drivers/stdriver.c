@@ -62,6 +62,9 @@ extern char **environ;
  *     "hang" when the stat did not return in 10 s)
  *   rawclose-conn PATH: stat PATH, close 900 by an inline system call, then stat
  *     PATH-after-0 .. PATH-after-19 (each must still be recorded)
+ *   held-empty-queries PATH: with descriptor 3 open on PATH (by the run's caller), query
+ *     its file by an empty name (fstatat, statx, syscall newfstatat, name_to_handle_at, each
+ *     with AT_EMPTY_PATH) and print the result, then stat PATH by name and print that
  *   dup2-conn-fork PATH WAY: stat PATH (under --no-cache that connects the shim, at 900),
  *     dup2 a socket of the program's onto 900, then a child made by WAY (fork, clone:
  *     syscall(SYS_clone), rawclone: an inline system call no wrapper sees) stats PATH-child
@@ -444,6 +447,24 @@ int main(int argc, char **argv)
 		int hfd = open(p, O_RDONLY), mfd = open(q, O_RDONLY | O_DIRECTORY);
 		r = hfd < 0 || mfd < 0 || read(hfd, hb, sizeof(hb)) <= 0 ? -1
 			: open_by_handle_at(mfd, (struct file_handle *)hb, O_RDONLY);
+	} else if (!strcmp(c, "held-empty-queries")) {
+		/* descriptor 3, PATH opened by whoever started the run: the
+		 * queries of its file by an empty name with AT_EMPTY_PATH (what
+		 * fstat(3) answers), then a stat of PATH by its name; prints
+		 * the queries' result, then the stat's */
+		struct statx sx;
+		struct file_handle *fh = calloc(1, sizeof(*fh) + MAX_HANDLE_SZ);
+		int mount_id;
+		fh->handle_bytes = MAX_HANDLE_SZ;
+		r = fstatat(3, "", &st, AT_EMPTY_PATH);
+		if (r == 0)
+			r = statx(3, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &sx);
+		if (r == 0)
+			r = (int)syscall(SYS_newfstatat, 3, "", &st, AT_EMPTY_PATH);
+		if (r == 0)
+			r = name_to_handle_at(3, "", fh, &mount_id, AT_EMPTY_PATH);
+		report(r);
+		r = stat(p, &st);
 	} else if (!strcmp(c, "opath-link-empty")) {
 		/* the calls with AT_EMPTY_PATH on an O_PATH descriptor of a
 		 * symlink act on the link itself: ok when each sees a link */

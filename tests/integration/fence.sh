@@ -86,6 +86,16 @@ check "lstat of the link itself allowed" test "$out" = ok
 # lstat does: allowed (fstatat, statx, fchownat), not judged by the denied target
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" opath-link-empty "$W/in/esc")
 check "AT_EMPTY_PATH calls on a descriptor of the link itself allowed (got: $out)" test "$out" = ok
+# a file the process holds open (descriptor 3, opened before the run) queried by an empty
+# name with AT_EMPTY_PATH is fstat of that descriptor: never a violation, with or without
+# the arena; and that answer is not kept for the file's name, which stays hidden
+for mode in "" --no-cache; do
+	R6=$W/held-empty$mode.jsonl
+	out=$("$ST" run $mode --fence --policy "$W/policy" --report "$R6" -- "$DRV" held-empty-queries "$W/out/secret" 3<"$W/out/secret" | tr '\n' ' ')
+	check "AT_EMPTY_PATH queries of a held descriptor of a denied file ok, its name still hidden ${mode:+($mode) }(got: $out)" test "$out" = "ok ENOENT "
+	check "... recorded as allowed queries of the file" \
+		grep -q "\"kind\":\"Q\",\"path\":\"$W/out/secret\",.*\"verdict\":\"allow\"" "$R6"
+done
 # a #! script in the sandbox whose interpreter is outside it: the interpreter is an exec
 # of its own, hidden as a missing one (ENOENT), whether run by execve or posix_spawn
 mkdir -p "$W/out/bin" "$W/in/bin" "$W/in/bin2"
