@@ -728,7 +728,7 @@ static bool looks_up_first(void)
 
 /* execve on a path as the kernel would: check, report, re-inject, exec. */
 static int exec_checked(int dirfd, const char *path, char *const argv[], char *const envp[],
-			int flags, bool fexec)
+			int flags, bool fexec, int entry_errno)
 {
 	if (st__vchild && !st__vf.hello) {
 		/* as a forked child's: the process, before its exec (st__g.pid is
@@ -796,6 +796,10 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 		st__vf.maplen = env.maplen;
 	}
 	int r;
+	/* the program's errno, not the probe's (ENODATA from its look for
+	 * file capabilities, say): an exec that succeeds leaves errno as it
+	 * was, and a vfork parent reads what its child's exec left there */
+	errno = entry_errno;
 	if (fexec)
 		r = ST_FORWARD(REAL(fexecve)(dirfd, argv, env.envp));
 	else if (dirfd == AT_FDCWD && !flags)
@@ -816,7 +820,7 @@ EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 	struct st_call c;
 	if (!st__enter(&c))
 		return REAL(execve)(path, argv, envp);
-	int r = exec_checked(AT_FDCWD, path, argv, envp, 0, false);
+	int r = exec_checked(AT_FDCWD, path, argv, envp, 0, false, c.saved_errno);
 	int after = errno;
 	st__leave(&c);
 	errno = after;
@@ -827,7 +831,7 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const
 	struct st_call c;
 	if (!st__enter(&c))
 		return REAL(execveat)(dirfd, path, argv, envp, flags);
-	int r = exec_checked(dirfd, path, argv, envp, flags, false);
+	int r = exec_checked(dirfd, path, argv, envp, flags, false, c.saved_errno);
 	int after = errno;
 	st__leave(&c);
 	errno = after;
@@ -838,7 +842,7 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 	struct st_call c;
 	if (!st__enter(&c))
 		return REAL(fexecve)(fd, argv, envp);
-	int r = exec_checked(fd, "", argv, envp, AT_EMPTY_PATH, true);
+	int r = exec_checked(fd, "", argv, envp, AT_EMPTY_PATH, true, c.saved_errno);
 	int after = errno;
 	st__leave(&c);
 	errno = after;

@@ -62,6 +62,9 @@ extern char **environ;
  *     "hang" when the stat did not return in 10 s)
  *   rawclose-conn PATH: stat PATH, close 900 by an inline system call, then stat
  *     PATH-after-0 .. PATH-after-19 (each must still be recorded)
+ *   vfork-errno PROG: errno set to EDOM, a vfork child execs PROG (execv), then another
+ *     execs it by execvp of its base name; after each the parent prints "errno N", N as the
+ *     child's exec left it (EDOM by execv; by execvp the last failed PATH candidate's)
  *   held-empty-queries PATH: with descriptor 3 open on PATH (by the run's caller), query
  *     its file by an empty name (fstatat, statx, syscall newfstatat, name_to_handle_at, each
  *     with AT_EMPTY_PATH) and print the result, then stat PATH by name and print that
@@ -447,6 +450,31 @@ int main(int argc, char **argv)
 		int hfd = open(p, O_RDONLY), mfd = open(q, O_RDONLY | O_DIRECTORY);
 		r = hfd < 0 || mfd < 0 || read(hfd, hb, sizeof(hb)) <= 0 ? -1
 			: open_by_handle_at(mfd, (struct file_handle *)hb, O_RDONLY);
+	} else if (!strcmp(c, "vfork-errno")) {
+		/* errno set to EDOM, then a vfork child that execs PROG by
+		 * execv, and one by execvp of its base name: the parent prints
+		 * errno as each child's exec left it (a successful exec
+		 * changes nothing; an execvp search leaves its last failed
+		 * candidate's), to compare with an untraced run */
+		const char *volatile base = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+		for (volatile int i = 0; i < 2; i++) {
+			char *av[] = {(char *)p, NULL};
+			errno = EDOM;
+			pid_t pid = vfork();
+			if (pid == 0) {
+				if (i == 0)
+					execv(p, av);
+				else
+					execvp(base, av);
+				_exit(127);
+			}
+			int e = errno, ws;
+			if (pid < 0 || waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws) ||
+			    WEXITSTATUS(ws) != 0)
+				return 1;
+			printf("errno %d\n", e);
+		}
+		r = 0;
 	} else if (!strcmp(c, "held-empty-queries")) {
 		/* descriptor 3, PATH opened by whoever started the run: the
 		 * queries of its file by an empty name with AT_EMPTY_PATH (what

@@ -9,6 +9,12 @@ sh -c "$prog" > u.out 2> u.err; urc=$?
 check "stdout byte-identical" cmp -s u.out t.out
 check "stderr byte-identical" cmp -s u.err t.err
 check "exit status kept" test "$urc" = "$trc"
+# a vfork parent reads errno as its child's exec left it (the child shares its memory): a
+# successful exec leaves the program's errno, not what the exec wrapper's own probes set
+# (ENODATA from the look for file capabilities)
+PATH="$W/nobin:/usr/bin:/bin" "$DRV" vfork-errno /bin/true > u.ve 2>&1
+PATH="$W/nobin:/usr/bin:/bin" "$ST" run -- "$DRV" vfork-errno /bin/true > t.ve 2>&1
+check "errno after a vfork child's exec as untraced ($(tr '\n' ' ' < t.ve)vs $(tr '\n' ' ' < u.ve))" cmp -s u.ve t.ve
 "$ST" run -- sh -c 'kill -TERM $$'; rc=$?
 check "signal death is 128+N" test $rc -eq 143
 # signals sent to sandtrace reach the command as if sent to it (SIGUSR1 used
