@@ -119,10 +119,23 @@ static inline void st__undo_none(int unused, ...) {}
 		return r_;                                                                         \
 	} while (0)
 
+/* The open(2) flags the kernel acts on: with O_PATH (and no O_TMPFILE, which
+ * it takes first) only O_CLOEXEC, O_DIRECTORY and O_NOFOLLOW count; the
+ * access mode, O_CREAT, O_EXCL and O_TRUNC are ignored (nothing is created,
+ * truncated or opened for writing, and a final symlink is followed). */
+static inline int st_open_flags(int flags)
+{
+	if ((flags & O_PATH) && !(flags & (O_TMPFILE & ~O_DIRECTORY)))
+		return flags & (O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW);
+	return flags;
+}
+
 /* The access kind of open(2) flags: anything that can change the file
- * (write access, O_CREAT, O_TRUNC, O_TMPFILE) is a write, even O_RDONLY|O_CREAT. */
+ * (write access, O_CREAT, O_TRUNC, O_TMPFILE) is a write, even O_RDONLY|O_CREAT;
+ * an O_PATH open is a query whatever else it says (st_open_flags). */
 static inline unsigned st_open_kind(int flags)
 {
+	flags = st_open_flags(flags);
 	if ((flags & O_TMPFILE) == O_TMPFILE)
 		return K_W;
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)))

@@ -1331,8 +1331,11 @@ EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int 
 	char dir[PATH_MAX], name[PATH_MAX];
 	spawn_child_dir(fa, dir, sizeof(dir));
 	struct st_acc *a = &st__tls_acc[0];
+	/* the child's open: a final symlink not followed as open's wrapper says */
+	int eff = st_open_flags(oflag);
 	st__acc_init(a, AT_FDCWD, spawn_child_name(dir, path, name, sizeof(name)),
-		     st_open_kind(oflag), (oflag & O_NOFOLLOW) != 0);
+		     st_open_kind(oflag),
+		     (eff & O_NOFOLLOW) || (eff & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL));
 	int e = st__pre(a);
 	if (e)
 		path = ST_DENIED_PATH;

@@ -25,7 +25,9 @@
 		va_end(ap);                                                                        \
 	}
 
-#define OPEN_NOFOLLOW(flags) (((flags) & O_NOFOLLOW) || (((flags) & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)))
+#define OPEN_NOFOLLOW(flags)                                                                       \
+	((st_open_flags(flags) & O_NOFOLLOW) ||                                                    \
+	 ((st_open_flags(flags) & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)))
 
 EXPORT int open(const char *path, int flags, ...)
 {

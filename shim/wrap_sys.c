@@ -70,7 +70,7 @@ static long sys_openat2(int dirfd, const char *path, const struct open_how *how,
 {
 	if (!how || size < sizeof(*how)) /* EFAULT/EINVAL: the kernel says so */
 		return REAL(syscall)(SYS_openat2, dirfd, path, how, size);
-	int flags = (int)how->flags;
+	int flags = st_open_flags((int)how->flags);
 	bool nofollow = (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
 	const char *judged = path;
 	/* RESOLVE_IN_ROOT: an absolute name, ".." and every symlink's target

@@ -33,7 +33,7 @@
 extern char **environ;
 
 /* usage: stdriver CALL PATH [PATH2]
- *   open-r open-w open-creat open-rdonly-creat stat lstat access readlink unlink mkdir
+ *   open-r open-w open-creat open-rdonly-creat open-path-w (O_PATH|O_RDWR|O_CREAT|O_TRUNC) stat lstat access readlink unlink mkdir
  *   rename link symlink chmod truncate exec syscall-openat fork-open sighandler-open
  *   openat2-in-root DIR NAME: openat2 of NAME with RESOLVE_IN_ROOT below DIR (O_RDONLY)
  *   vfork-exec PROG DIR: three vfork children exec PROG (the second after chdir DIR), then
@@ -322,6 +322,8 @@ int main(int argc, char **argv)
 		r = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	else if (!strcmp(c, "open-rdonly-creat"))
 		r = open(p, O_RDONLY | O_CREAT, 0640);
+	else if (!strcmp(c, "open-path-w")) /* O_PATH: the kernel ignores the rest */
+		r = open(p, O_PATH | O_RDWR | O_CREAT | O_TRUNC, 0640);
 	else if (!strcmp(c, "stat"))
 		r = stat(p, &st);
 	else if (!strcmp(c, "lstat"))

@@ -55,6 +55,18 @@ for call in reopen-w reopen-w-opath; do
 done
 out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" open-w /dev/fd/3 3>>"$W/ro/f")
 check "open-w of /dev/fd/N held for writing (opened before the run) is ok (got: $out)" test "$out" = ok
+# an O_PATH open is a query whatever else its flags say (the kernel ignores the access
+# mode, O_CREAT and O_TRUNC with O_PATH): allowed on a read-only file, recorded as a query,
+# and a missing name is a failed lookup, not a write
+R8=$W/open-path-w.jsonl
+out=$("$ST" run --fence --policy "$W/policy" --report "$R8" -- "$DRV" open-path-w "$W/ro/f")
+check "open(O_PATH|O_RDWR|O_CREAT|O_TRUNC) of a read-only file is ok (got: $out)" test "$out" = ok
+check "... recorded as a query, not a write" eval "has Q '$W/ro/f' '$R8' && ! has W '$W/ro/f' '$R8'"
+check "... and the file is not truncated" test -s "$W/ro/f"
+R8=$W/open-path-w-missing.jsonl
+out=$("$ST" run --report "$R8" -- "$DRV" open-path-w "$W/in/no-such")
+check "open(O_PATH|O_CREAT) of a missing name: ENOENT, a failed lookup (got: $out)" \
+	eval "[ '$out' = ENOENT ] && has N '$W/in/no-such' '$R8' && ! has W '$W/in/no-such' '$R8'"
 # a metadata write through a descriptor opened for reading is a write too
 chmod 644 "$W/ro/f"
 for call in fd-fchmod fd-fchown fd-futimes fd-fsetxattr; do
