@@ -346,6 +346,22 @@ int st__send_access(const struct sandtrace_access *acc, const char *path, size_t
 	return r;
 }
 
+/* The program made the connection non-blocking (fcntl(F_SETFL, O_NONBLOCK)
+ * on every descriptor it has, an ioctl FIONBIO): a receive that finds no
+ * answer yet then fails with EAGAIN at once, which is not the daemon's
+ * silence the reply timeout stands for.  The socket is the shim's alone:
+ * blocking again, and true, so that the receive is made again; false when it
+ * was blocking (EAGAIN was SO_RCVTIMEO's timeout).  Preserves errno. */
+static bool made_blocking_locked(void)
+{
+	int saved = errno;
+	long fl = ST_SYSCALL(SYS_fcntl, st__g.fd, F_GETFL);
+	bool was = fl >= 0 && (fl & O_NONBLOCK) &&
+		   ST_SYSCALL(SYS_fcntl, st__g.fd, F_SETFL, fl & ~(long)O_NONBLOCK) == 0;
+	errno = saved;
+	return was;
+}
+
 /* One ACCESS request (AF_REPLY) and its VERDICT. */
 static int request(const struct iovec *iov, int n, struct sandtrace_verdict *v)
 {
@@ -370,7 +386,8 @@ static int request(const struct iovec *iov, int n, struct sandtrace_verdict *v)
 			ssize_t got;
 			do
 				got = ST_SYSCALL(SYS_recvmsg, st__g.fd, &mh, MSG_WAITALL);
-			while (got < 0 && errno == EINTR);
+			while (got < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) &&
+							      made_blocking_locked())));
 			r = got == (ssize_t)(sizeof(f) + sizeof(*v)) ? 0
 			    : got < 0 && errno != EAGAIN && errno != EWOULDBLOCK ? -errno
 			    : got < 0 ? -ETIMEDOUT : -ECONNRESET;

@@ -68,6 +68,10 @@ extern char **environ;
  *   held-empty-queries PATH: with descriptor 3 open on PATH (by the run's caller), query
  *     its file by an empty name (fstatat, statx, syscall newfstatat, name_to_handle_at, each
  *     with AT_EMPTY_PATH) and print the result, then stat PATH by name and print that
+ *   nonblock-conn PATH: stat PATH (under --no-cache that connects the shim), set O_NONBLOCK
+ *     on every descriptor from 3 to 1023 (the shim's socket among them), then stat PATH
+ *     200 times; "ok" when every stat succeeded (under a fence a request whose answer
+ *     was not there at once counted as a lost daemon: the stat was refused)
  *   dup2-conn-fork PATH WAY: stat PATH (under --no-cache that connects the shim, at 900),
  *     dup2 a socket of the program's onto 900, then a child made by WAY (fork, clone:
  *     syscall(SYS_clone), rawclone: an inline system call no wrapper sees) stats PATH-child
@@ -630,6 +634,19 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
+	} else if (!strcmp(c, "nonblock-conn")) {
+		/* stat PATH (under --no-cache that connects the shim), then
+		 * O_NONBLOCK on every descriptor 3..1023 (the shim's socket
+		 * too), then 200 stats of PATH: "ok" when each succeeded */
+		struct stat st;
+		r = stat(p, &st);
+		for (int fd = 3; fd < 1024; fd++) {
+			int fl = fcntl(fd, F_GETFL);
+			if (fl >= 0)
+				fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+		}
+		for (int i = 0; r == 0 && i < 200; i++)
+			r = stat(p, &st);
 	} else if (!strcmp(c, "dup2-conn-fork") && q) {
 		struct stat st;
 		char n2[4096];

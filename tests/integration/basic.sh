@@ -114,6 +114,12 @@ for way in fork clone rawclone; do
 	check "program's socket at the connection's number, child by $way: intact ($out)" test "$out" = ok
 	check "... and the child's access recorded" has N "$W/cf-child" "$W/dup2-conn-$way.jsonl"
 done
+# a program that makes every descriptor it has non-blocking (the connection among them):
+# a request's answer not there yet is no lost daemon; under a fence the accesses were refused
+printf 'allow any %s\n%s\n' "$W" "$(system_rules)" > "$W/nb.policy"
+printf 'allow read %s\nallow exec %s\n' "$B/tests/drivers" "$B/tests/drivers" >> "$W/nb.policy"
+out=$(timeout 60 "$ST" run --no-cache --fence --policy "$W/nb.policy" --report "$W/nonblock-conn.jsonl" -- "$DRV" nonblock-conn "$W/cf")
+check "connection made non-blocking by the program: every request answered ($out)" test "$out" = ok
 # a fork in a vfork child: the grandchild is a process of its own (its pid on
 # its accesses, its record, child of the vfork child, its exit status)
 out=$(timeout 60 "$ST" run --report "$W/vff.jsonl" -- "$DRV" vfork-fork "$W/vff")
