@@ -3,6 +3,7 @@
 #include <link.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -27,6 +28,9 @@
 static struct sandtrace_arena arena;
 static int arena_state; /* 0 untried, 1 attached, -1 none */
 static int sock = -1;
+static int32_t sock_pid;     /* the process that connected it */
+static dev_t sock_dev;       /* ... and what it is, to know it again */
+static ino_t sock_ino;
 static uint64_t chunk;   /* this module's record-log chunk (a writer of its own) */
 static int32_t chunk_pid;
 static char sock_path[108];
@@ -52,9 +56,29 @@ EXPORT unsigned int la_version(unsigned int version)
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
 }
 
+/* Is sock still the socket this module connected?  The program may have
+ * closed its number and put a file of its own there (closefrom and an open,
+ * dup2 onto it): then it is the program's, never to be written to or closed.
+ * A forked child holds a copy of its parent's connection: not its own to
+ * write to (its records would be its parent's), closed there. */
+static bool sock_is_ours(void)
+{
+	struct stat st;
+	if (sock < 0)
+		return false;
+	bool same = syscall(SYS_fstat, sock, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		    st.st_dev == sock_dev && st.st_ino == sock_ino;
+	if (same && sock_pid == (int32_t)syscall(SYS_getpid))
+		return true;
+	if (same)
+		syscall(SYS_close, sock);
+	sock = -1;
+	return false;
+}
+
 static void connect_once(void)
 {
-	if (sock >= 0 || !sock_path[0])
+	if (sock_is_ours() || !sock_path[0])
 		return;
 	int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -70,7 +94,15 @@ static void connect_once(void)
 		syscall(SYS_close, fd);
 		fd = n;
 	}
+	struct stat st;
+	if (syscall(SYS_fstat, fd, &st) != 0) {
+		syscall(SYS_close, fd);
+		return;
+	}
 	sock = fd;
+	sock_pid = (int32_t)syscall(SYS_getpid);
+	sock_dev = st.st_dev;
+	sock_ino = st.st_ino;
 	struct sandtrace_hello h = {.pid = (int32_t)syscall(SYS_getpid),
 				    .ppid = (int32_t)syscall(SYS_getppid)};
 	struct iovec iov[1] = {{&h, sizeof(h)}};

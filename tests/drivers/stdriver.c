@@ -1,5 +1,6 @@
 /* tests/drivers/stdriver.c - perform one file-system call named on argv; print "ok" or the errno name. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -68,6 +69,10 @@ extern char **environ;
  *   held-empty-queries PATH: with descriptor 3 open on PATH (by the run's caller), query
  *     its file by an empty name (fstatat, statx, syscall newfstatat, name_to_handle_at, each
  *     with AT_EMPTY_PATH) and print the result, then stat PATH by name and print that
+ *   audit-conn LIB LIB2: dlopen LIB (under --loader-audit --no-cache the audit module
+ *     connects), close every descriptor from 3 on, dup2 a pipe of the program's onto
+ *     900..909, dlopen LIB2: "ok" when the ten are still open and the pipe got no byte
+ *     (the module wrote to its old number, failed, and closed the program's descriptor)
  *   nonblock-conn PATH: stat PATH (under --no-cache that connects the shim), set O_NONBLOCK
  *     on every descriptor from 3 to 1023 (the shim's socket among them), then stat PATH
  *     200 times; "ok" when every stat succeeded (under a fence a request whose answer
@@ -633,6 +638,31 @@ int main(int argc, char **argv)
 				printf("leaked %zd\n", n);
 				return 1;
 			}
+		}
+	} else if (!strcmp(c, "audit-conn") && q) {
+		/* dlopen PATH (under --loader-audit --no-cache the audit module
+		 * connects), close every descriptor from 3 on, put a file of
+		 * the program's at 900..909, then dlopen PATH2: "ok" when all
+		 * ten are still open and none got a byte */
+		int pv[2];
+		r = dlopen(p, RTLD_NOW) ? 0 : (errno = ENOENT, -1);
+		closefrom(3);
+		if (r == 0 && pipe(pv) != 0)
+			return 1;
+		for (int i = 900; r == 0 && i < 910; i++)
+			if (dup2(pv[1], i) != i)
+				return 1;
+		if (r == 0 && !dlopen(q, RTLD_NOW))
+			r = (errno = ENOENT, -1);
+		int open_ = 0;
+		for (int i = 900; i < 910; i++)
+			open_ += fcntl(i, F_GETFD) >= 0;
+		fcntl(pv[0], F_SETFL, O_NONBLOCK);
+		char b[64];
+		ssize_t n = read(pv[0], b, sizeof(b));
+		if (r == 0 && (open_ != 10 || n > 0)) {
+			printf("open %d, got %zd bytes\n", open_, n);
+			return 1;
 		}
 	} else if (!strcmp(c, "nonblock-conn")) {
 		/* stat PATH (under --no-cache that connects the shim), then

@@ -120,6 +120,11 @@ printf 'allow any %s\n%s\n' "$W" "$(system_rules)" > "$W/nb.policy"
 printf 'allow read %s\nallow exec %s\n' "$B/tests/drivers" "$B/tests/drivers" >> "$W/nb.policy"
 out=$(timeout 60 "$ST" run --no-cache --fence --policy "$W/nb.policy" --report "$W/nonblock-conn.jsonl" -- "$DRV" nonblock-conn "$W/cf")
 check "connection made non-blocking by the program: every request answered ($out)" test "$out" = ok
+# the loader-audit module's connection, its number taken by the program (closefrom, then
+# dup2 onto 900..909): not written to nor closed, and the next load still recorded
+out=$(timeout 60 "$ST" run --loader-audit --no-cache --report "$W/audit-conn.jsonl" -- "$DRV" audit-conn libm.so.6 libz.so.1)
+check "audit module's number taken by the program: left alone ($out)" test "$out" = ok
+check "... and the next load recorded" sh -c "'$ST' report --list '$W/audit-conn.jsonl' | grep -q '^R	.*/libz\.so'"
 # a fork in a vfork child: the grandchild is a process of its own (its pid on
 # its accesses, its record, child of the vfork child, its exit status)
 out=$(timeout 60 "$ST" run --report "$W/vff.jsonl" -- "$DRV" vfork-fork "$W/vff")
