@@ -476,6 +476,11 @@ static int on_HELLO(struct daemon *d, struct client *c, const struct sandtrace_f
 	c->pid = pid;
 	c->hello = true;
 
+	/* the launcher's connection (--no-cache: its exec of the command is a
+	 * request) makes no image: the command's HELLO makes the pid's first,
+	 * as when the launcher's check was settled in the arena */
+	if (f->flags & SANDTRACE_HF_LAUNCHER)
+		return 0;
 	struct image *im = image_of(d, pid);
 	if ((f->flags & SANDTRACE_HF_THREAD) && im != NULL)
 		return 0;

@@ -158,7 +158,9 @@ static void send_hello_locked(void)
 	}
 	if (!st__g.arena.base && st__g.arena_name[0])
 		flags |= st__g.arena_err == -EPROTO ? SANDTRACE_HF_ARENA_BAD : SANDTRACE_HF_NO_ARENA;
-	if (st__g.hello_logged)
+	if (st__g.launcher)
+		flags |= SANDTRACE_HF_LAUNCHER; /* not the build: its command's image is */
+	else if (st__g.hello_logged)
 		flags |= SANDTRACE_HF_THREAD; /* the image is known from the log */
 	else if (st__g.hello_sent)
 		flags |= SANDTRACE_HF_RECONNECT; /* the same image, a new connection */

@@ -63,8 +63,10 @@ enum sandtrace_hello_flags {
 	SANDTRACE_HF_ARGV_TRUNC = 1u << 1,   /* argv did not fit and was cut */
 	SANDTRACE_HF_THREAD = 1u << 2,       /* an extra connection of a known process */
 	SANDTRACE_HF_ARENA_BAD = 1u << 3,    /* the arena's magic/version did not match */
-	SANDTRACE_HF_RECONNECT = 1u << 4     /* this image said HELLO by a socket before: the
+	SANDTRACE_HF_RECONNECT = 1u << 4,    /* this image said HELLO by a socket before: the
 					      * same image connecting again, not an exec */
+	SANDTRACE_HF_LAUNCHER = 1u << 5      /* the CLI about to exec the command (its exec's
+					      * check): no image of the build, no process record */
 };
 
 /*

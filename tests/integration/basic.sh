@@ -16,6 +16,18 @@ check "mv: both names written" sh -c "$ST report --list $R | grep -qxF 'W	$W/new
 check "summary complete"    test "$(summary_field "$R" complete)" = true
 check "processes counted"   test "$(summary_field "$R" processes)" -ge 5
 
+# the launcher (the CLI's child about to exec the command) is not a process of the build,
+# whether its exec is settled in the arena or asked of the daemon (--no-cache)
+for mode in "" --no-cache; do
+	"$ST" run $mode --report "$W/launch.jsonl" -- /bin/true
+	check "run ${mode:-(cache)} -- /bin/true: one process record, the command's" python3 -c '
+import json, os, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+procs = [r for r in recs if r.get("type") == "process"]
+assert [p["exe"] for p in procs] == [os.path.realpath("/bin/true")], procs
+assert recs[-1]["type"] == "summary" and recs[-1]["processes"] == 1, recs[-1]' "$W/launch.jsonl"
+done
+
 # python3 opens a file by itself
 R2=$W/py.jsonl
 "$ST" run --report "$R2" -- python3 -c 'open("in.txt").read(); open("py.out","w").write("x")'
