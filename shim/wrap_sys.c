@@ -92,6 +92,46 @@ static long sys_fchmodat2(int dirfd, const char *path, mode_t mode, int flags)
 		 REAL(syscall)(SYS_fchmodat2, dirfd, path, mode, flags));
 }
 
+/*
+ * The path-taking calls newer than glibc 2.36's headers, which no libc
+ * function of this glibc makes (a program reaches them only by syscall()):
+ * the extended attributes at a directory (Linux 6.13) and a file's
+ * attributes (file_getattr, file_setattr: 6.17).  Their numbers are the
+ * same on every architecture of the unified table (x86-64's and the
+ * generic one, since Linux 5.1), where they are defined here.  Reads are
+ * queries, changes writes, as for their older siblings (getxattr,
+ * setxattr, the FS_IOC_*FLAGS ioctls' files); AT_SYMLINK_NOFOLLOW and
+ * AT_EMPTY_PATH as in at_flags.  (open_tree_attr, 6.15, is left with the
+ * rest of the mount API: not decoded.)
+ */
+#if defined(__x86_64__) || defined(__aarch64__)
+#ifndef SYS_setxattrat
+#define SYS_setxattrat 463
+#endif
+#ifndef SYS_getxattrat
+#define SYS_getxattrat 464
+#endif
+#ifndef SYS_listxattrat
+#define SYS_listxattrat 465
+#endif
+#ifndef SYS_removexattrat
+#define SYS_removexattrat 466
+#endif
+#ifndef SYS_file_getattr
+#define SYS_file_getattr 468
+#endif
+#ifndef SYS_file_setattr
+#define SYS_file_setattr 469
+#endif
+#define ST_HAVE_XATTRAT 1
+static long sys_at_flags_call(long nr, int dirfd, const char *path, unsigned kind,
+			      unsigned at_flags, long a3, long a4, long a5, long a6)
+{
+	ONE_PATH(long, -1, (r_ < 0), dirfd, path, kind, (at_flags & AT_SYMLINK_NOFOLLOW) != 0,
+		 (at_flags & AT_EMPTY_PATH) != 0, REAL(syscall)(nr, dirfd, path, a3, a4, a5, a6));
+}
+#endif
+
 /* utimensat with a null path: the file of dirfd itself (the kernel's
  * futimens), which glibc's utimensat refuses (EINVAL): forwarded as it came */
 static long sys_utimensat_fd(int fd, const struct timespec *ts, int flags)
@@ -247,6 +287,20 @@ EXPORT long syscall(long nr, ...)
 		return inotify_add_watch(I(a1), P(a2), (uint32_t)a3);
 	case SYS_fanotify_mark:
 		return fanotify_mark(I(a1), (unsigned)a2, (uint64_t)a3, I(a4), P(a5));
+#ifdef ST_HAVE_XATTRAT
+	/* (dirfd, path, at_flags, ...) */
+	case SYS_setxattrat:
+	case SYS_removexattrat:
+		return sys_at_flags_call(nr, I(a1), P(a2), K_W, (unsigned)a3, a3, a4, a5, a6);
+	case SYS_getxattrat:
+	case SYS_listxattrat:
+		return sys_at_flags_call(nr, I(a1), P(a2), K_Q, (unsigned)a3, a3, a4, a5, a6);
+	/* (dirfd, path, attr, size, at_flags) */
+	case SYS_file_setattr:
+		return sys_at_flags_call(nr, I(a1), P(a2), K_W, (unsigned)a5, a3, a4, a5, a6);
+	case SYS_file_getattr:
+		return sys_at_flags_call(nr, I(a1), P(a2), K_Q, (unsigned)a5, a3, a4, a5, a6);
+#endif
 	case SYS_getxattr:
 		return getxattr(P(a1), P(a2), (void *)a3, (size_t)a4);
 	case SYS_lgetxattr:

@@ -295,6 +295,17 @@ SYS_chroot              Q fam-SYS_chroot
 SYS_execve              X fam-SYS_execve
 SYS_execveat            X fam-SYS_execveat
 T
+# the calls of Linux 6.13 and 6.17, where the driver lists them (the kernel has them)
+if "$FAM" "$W/t1" list | grep -q '^SYS_file_getattr '; then
+	cat >> "$W/expect" <<'T'
+SYS_setxattrat          W fam-SYS_setxattrat
+SYS_getxattrat          Q fam-SYS_getxattrat
+SYS_listxattrat         Q fam-SYS_listxattrat
+SYS_removexattrat       W fam-SYS_removexattrat
+SYS_file_getattr        Q fam-SYS_file_getattr
+SYS_file_setattr        W fam-SYS_file_setattr
+T
+fi
 
 # every case of the driver has at least one line in the table
 "$FAM" "$W/t1" list | cut -d' ' -f1 | while read -r n; do
