@@ -127,6 +127,13 @@ static long sys_fchmodat2(int dirfd, const char *path, mode_t mode, int flags)
 static long sys_at_flags_call(long nr, int dirfd, const char *path, unsigned kind,
 			      unsigned at_flags, long a3, long a4, long a5, long a6)
 {
+	/* a null name with AT_EMPTY_PATH: the file of dirfd itself, as an
+	 * empty one (the kernel takes both, getname_maybe_null); a null name
+	 * would be skipped unjudged, a set or removed xattr unrecorded and,
+	 * fenced, let through to a file the run may only read */
+	if (!path && (at_flags & AT_EMPTY_PATH))
+		ONE_PATH(long, -1, (r_ < 0), dirfd, "", kind, true, true,
+			 REAL(syscall)(nr, dirfd, path, a3, a4, a5, a6));
 	ONE_PATH(long, -1, (r_ < 0), dirfd, path, kind, (at_flags & AT_SYMLINK_NOFOLLOW) != 0,
 		 (at_flags & AT_EMPTY_PATH) != 0, REAL(syscall)(nr, dirfd, path, a3, a4, a5, a6));
 }

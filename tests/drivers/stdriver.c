@@ -532,7 +532,17 @@ int main(int argc, char **argv)
 			r = futimes(fd, NULL);
 		else if (!strcmp(c, "fd-fsetxattr"))
 			r = fsetxattr(fd, "user.st", "1", 1, 0);
-		else
+		else if (!strcmp(c, "fd-setxattrat-null") || !strcmp(c, "fd-removexattrat-null")) {
+			/* Linux 6.13's setxattrat/removexattrat with a null name
+			 * and AT_EMPTY_PATH: the descriptor's file, as fsetxattr
+			 * (x86-64 and arm64 numbers; ENOSYS on older kernels) */
+			struct {
+				uint64_t value;
+				uint32_t size, flags;
+			} xa = {(uint64_t)(uintptr_t) "1", 1, 0};
+			r = c[3] == 's' ? (int)syscall(463, fd, NULL, AT_EMPTY_PATH, "user.st", &xa, sizeof(xa))
+					: (int)syscall(466, fd, NULL, AT_EMPTY_PATH, "user.st");
+		} else
 			r = (errno = EINVAL, -1);
 	}
 	else if (!strcmp(c, "syscall-openat"))

@@ -74,6 +74,22 @@ for call in fd-fchmod fd-fchown fd-futimes fd-fsetxattr; do
 	check "$call on a read-only file is EACCES" test "$out" = EACCES
 done
 check "fd-fchmod: mode unchanged" test "$(stat -c %a "$W/ro/f")" = 644
+# the same through Linux 6.13's *xattrat with a null name and AT_EMPTY_PATH (the
+# descriptor's file; unjudged, and not recorded, the xattr was set); where the kernel has them
+setfattr_py() { python3 -c 'import os,sys; os.setxattr(sys.argv[1], "user.st", b"0")' "$1"; }
+if out=$("$DRV" fd-setxattrat-null "$W/ro/f"); [ "$out" != ENOSYS ]; then
+	for call in fd-setxattrat-null fd-removexattrat-null; do
+		setfattr_py "$W/ro/f"
+		out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" $call "$W/ro/f")
+		check "$call on a read-only file is EACCES (got: $out)" test "$out" = EACCES
+		check "$call: the xattr unchanged" python3 -c 'import os,sys
+sys.exit(os.getxattr(sys.argv[1], "user.st") != b"0")' "$W/ro/f"
+	done
+	R9=$W/setxattrat-null.jsonl
+	out=$("$ST" run --report "$R9" -- "$DRV" fd-setxattrat-null "$W/ro/f")
+	check "fd-setxattrat-null traced: recorded as a write (got: $out)" has W "$W/ro/f" "$R9"
+	python3 -c 'import os,sys; os.removexattr(sys.argv[1], "user.st")' "$W/ro/f"
+fi
 # shm_open and sem_open create files in /dev/shm, readable only here: refused as
 # any other write there (EACCES), and nothing is made
 shm=st-fence-$$
