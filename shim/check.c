@@ -575,8 +575,6 @@ static bool held_fd_file(const struct st_acc *a)
 static uint32_t decide_local(struct st_acc *a, unsigned cls)
 {
 	resolve(a);
-	if ((a->via_link & ST_VIA_DEEP) && (st__g.flags & SANDTRACE_F_FENCED))
-		return SANDTRACE_DENY; /* what a name beyond PATH_MAX reaches is not known */
 	if (a->via_link & ST_VIA_HIDDEN)
 		return SANDTRACE_DENY; /* through a hidden directory (rpath names it) */
 	if (a->skip || (a->magic_fd && magic_fd_grants(a)))
@@ -642,8 +640,6 @@ static void take_hides(const struct sandtrace_verdict *vd)
 static uint32_t decide_remote(struct st_acc *a)
 {
 	resolve(a);
-	if ((a->via_link & ST_VIA_DEEP) && (st__g.flags & SANDTRACE_F_FENCED))
-		return SANDTRACE_DENY; /* what a name beyond PATH_MAX reaches is not known */
 	if (a->via_link & ST_VIA_HIDDEN)
 		return SANDTRACE_DENY;
 	if (a->skip || (a->magic_fd && magic_fd_grants(a)))
@@ -855,8 +851,7 @@ static bool keyable(const struct st_acc *a)
 	 * ST_VIA_HELD): the same bytes, as a cwd joined to a relative name
 	 * or spelled from "/", are refused to a process that does not hold
 	 * the directory and allowed to one that does */
-	return !(a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN | ST_VIA_HELD | ST_VIA_DEEP)) &&
-	       !root_len(a);
+	return !(a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN | ST_VIA_HELD)) && !root_len(a);
 }
 static const char *key_as_resolved(struct st_acc *a, size_t *len)
 {

@@ -317,13 +317,6 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 					conf = cand;
 				continue;
 			}
-			if (errno == ENAMETOOLONG) {
-				/* deeper than PATH_MAX: whether it is a link (and
-				 * where it leads) cannot be asked by this name; the
-				 * kernel, walking from a held directory, follows it */
-				*via |= ST_VIA_DEEP;
-				return -1;
-			}
 			/* does not exist (or cannot be looked into): the rest is
 			 * appended lexically, as the kernel would fail there. */
 			olen = cand;

@@ -787,10 +787,6 @@ struct st_walk {
 #define ST_VIA_MAGIC 2u
 #define ST_VIA_HIDDEN 4u
 #define ST_VIA_HELD 8u
-/* a name deeper than PATH_MAX was met before the end of the walk: whether
- * it is a symlink is not known (readlink: ENAMETOOLONG), so neither is what
- * the call reaches: a fenced run refuses (fail closed), no key holds it */
-#define ST_VIA_DEEP 16u
 /* st__path_resolve - resolve symlinks as the kernel would (all components,
  * the last one only if follow).  in is absolute.  Returns the length, or -1
  * when the path leads to a non-file (pipe:[N], socket:[N], anon_inode) and
