@@ -35,7 +35,7 @@ ST_HOT static _Atomic int tls_key_state; /* 0 none, 1 being created, 2 created *
  * Not aligned to a page (that would align all of .bss, and push the small
  * variables the start writes off the page of .data): tests/shim_layout.py
  * checks that it starts in the first half of one, which keeps its first
- * access's head on one page (shim.h, ST_ACC_HEAD_ON_A_PAGE). */
+ * access's head on one page (shim.h, ST_ACC_HEAD_END). */
 static struct st_tls first_tls;
 ST_HOT static _Atomic int first_tls_taken;
 

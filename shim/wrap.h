@@ -130,6 +130,15 @@ static inline int st_open_flags(int flags)
 	return flags;
 }
 
+/* Does an open with these flags work on a final symlink itself rather than
+ * follow it: O_NOFOLLOW, or O_CREAT|O_EXCL (which fails on any link), of
+ * the flags the kernel acts on (st_open_flags). */
+static inline bool st_open_nofollow(int flags)
+{
+	flags = st_open_flags(flags);
+	return (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+}
+
 /* The access kind of open(2) flags: anything that can change the file
  * (write access, O_CREAT, O_TRUNC, O_TMPFILE) is a write, even O_RDONLY|O_CREAT;
  * an O_PATH open is a query whatever else it says (st_open_flags). */

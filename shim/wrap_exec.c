@@ -1058,21 +1058,9 @@ static bool spawn_actions_known(void)
  * be named */
 static bool spawn_dir_join(char *buf, size_t cap, const char *name)
 {
-	size_t nl = strlen(name);
-	if (name[0] == '/') {
-		if (nl + 1 > cap)
-			return false;
-		memcpy(buf, name, nl + 1);
-		return true;
-	}
-	if (!buf[0] && st__getcwd(buf, cap) <= 0)
+	if (name[0] != '/' && !buf[0] && st__getcwd(buf, cap) <= 0)
 		return false;
-	size_t bl = strlen(buf);
-	if (bl + 1 + nl + 1 > cap)
-		return false;
-	buf[bl] = '/';
-	memcpy(buf + bl + 1, name, nl + 1);
-	return true;
+	return st__path_join(buf, strlen(buf), name, strlen(name), buf, cap) >= 0; /* in place */
 }
 
 /*
@@ -1138,13 +1126,7 @@ static const char *spawn_child_name(const char *dir, const char *name, char *out
 {
 	if (!dir[0] || !name || name[0] == '/')
 		return name;
-	size_t dl = strlen(dir), nl = strlen(name);
-	if (dl + 1 + nl + 1 > cap)
-		return name;
-	memcpy(out, dir, dl);
-	out[dl] = '/';
-	memcpy(out + dl + 1, name, nl + 1);
-	return out;
+	return st__path_join(dir, strlen(dir), name, strlen(name), out, cap) >= 0 ? out : name;
 }
 
 /* A relative name in out (cap bytes) put under dir (spawn_child_dir's, ""
@@ -1332,10 +1314,8 @@ EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int 
 	spawn_child_dir(fa, dir, sizeof(dir));
 	struct st_acc *a = &st__tls_acc[0];
 	/* the child's open: a final symlink not followed as open's wrapper says */
-	int eff = st_open_flags(oflag);
 	st__acc_init(a, AT_FDCWD, spawn_child_name(dir, path, name, sizeof(name)),
-		     st_open_kind(oflag),
-		     (eff & O_NOFOLLOW) || (eff & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL));
+		     st_open_kind(oflag), st_open_nofollow(oflag));
 	int e = st__pre(a);
 	if (e)
 		path = ST_DENIED_PATH;

@@ -25,66 +25,62 @@
 		va_end(ap);                                                                        \
 	}
 
-#define OPEN_NOFOLLOW(flags)                                                                       \
-	((st_open_flags(flags) & O_NOFOLLOW) ||                                                    \
-	 ((st_open_flags(flags) & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)))
-
 EXPORT int open(const char *path, int flags, ...)
 {
 	OPEN_MODE(flags);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), OPEN_NOFOLLOW(flags),
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), st_open_nofollow(flags),
 		 false, REAL(open)(path, flags, mode));
 }
 EXPORT int open64(const char *path, int flags, ...)
 {
 	OPEN_MODE(flags);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), OPEN_NOFOLLOW(flags),
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), st_open_nofollow(flags),
 		 false, REAL(open64)(path, flags, mode));
 }
 EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	OPEN_MODE(flags);
-	ONE_PATH(int, -1, FAILED_INT, dirfd, path, st_open_kind(flags), OPEN_NOFOLLOW(flags),
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path, st_open_kind(flags), st_open_nofollow(flags),
 		 false, REAL(openat)(dirfd, path, flags, mode));
 }
 EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	OPEN_MODE(flags);
-	ONE_PATH(int, -1, FAILED_INT, dirfd, path, st_open_kind(flags), OPEN_NOFOLLOW(flags),
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path, st_open_kind(flags), st_open_nofollow(flags),
 		 false, REAL(openat64)(dirfd, path, flags, mode));
 }
 /* _FORTIFY_SOURCE entry points: called when the flags need no mode */
 EXPORT int __open_2(const char *path, int flags)
 {
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), OPEN_NOFOLLOW(flags),
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), st_open_nofollow(flags),
 		 false, REAL(__open_2)(path, flags));
 }
 EXPORT int __open64_2(const char *path, int flags)
 {
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), OPEN_NOFOLLOW(flags),
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), st_open_nofollow(flags),
 		 false, REAL(__open64_2)(path, flags));
 }
 EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	ONE_PATH(int, -1, FAILED_INT, dirfd, path, st_open_kind(flags), OPEN_NOFOLLOW(flags), false,
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path, st_open_kind(flags), st_open_nofollow(flags), false,
 		 REAL(__openat_2)(dirfd, path, flags));
 }
 EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	ONE_PATH(int, -1, FAILED_INT, dirfd, path, st_open_kind(flags), OPEN_NOFOLLOW(flags), false,
+	ONE_PATH(int, -1, FAILED_INT, dirfd, path, st_open_kind(flags), st_open_nofollow(flags), false,
 		 REAL(__openat64_2)(dirfd, path, flags));
 }
 /* glibc's exported aliases of open (older programs and libraries link them) */
 EXPORT int __open(const char *path, int flags, ...)
 {
 	OPEN_MODE(flags);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), OPEN_NOFOLLOW(flags),
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), st_open_nofollow(flags),
 		 false, REAL(__open)(path, flags, mode));
 }
 EXPORT int __open64(const char *path, int flags, ...)
 {
 	OPEN_MODE(flags);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), OPEN_NOFOLLOW(flags),
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), st_open_nofollow(flags),
 		 false, REAL(__open64)(path, flags, mode));
 }
 EXPORT int creat(const char *path, mode_t mode)

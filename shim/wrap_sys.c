@@ -71,7 +71,7 @@ static long sys_openat2(int dirfd, const char *path, const struct open_how *how,
 	if (!how || size < sizeof(*how)) /* EFAULT/EINVAL: the kernel says so */
 		return REAL(syscall)(SYS_openat2, dirfd, path, how, size);
 	int flags = st_open_flags((int)how->flags);
-	bool nofollow = (flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
+	bool nofollow = st_open_nofollow(flags);
 	const char *judged = path;
 	/* RESOLVE_IN_ROOT: an absolute name, ".." and every symlink's target
 	 * are taken below dirfd, as in a chroot: the name, relative to dirfd,
@@ -131,11 +131,10 @@ static long sys_at_flags_call(long nr, int dirfd, const char *path, unsigned kin
 	 * empty one (the kernel takes both, getname_maybe_null); a null name
 	 * would be skipped unjudged, a set or removed xattr unrecorded and,
 	 * fenced, let through to a file the run may only read */
-	if (!path && (at_flags & AT_EMPTY_PATH))
-		ONE_PATH(long, -1, (r_ < 0), dirfd, "", kind, true, true,
-			 REAL(syscall)(nr, dirfd, path, a3, a4, a5, a6));
-	ONE_PATH(long, -1, (r_ < 0), dirfd, path, kind, (at_flags & AT_SYMLINK_NOFOLLOW) != 0,
-		 (at_flags & AT_EMPTY_PATH) != 0, REAL(syscall)(nr, dirfd, path, a3, a4, a5, a6));
+	bool empty = (at_flags & AT_EMPTY_PATH) != 0, nul = !path && empty;
+	ONE_PATH(long, -1, (r_ < 0), dirfd, nul ? "" : path, kind,
+		 nul || (at_flags & AT_SYMLINK_NOFOLLOW) != 0, empty,
+		 REAL(syscall)(nr, dirfd, path, a3, a4, a5, a6));
 }
 #endif
 
