@@ -267,9 +267,11 @@ static void describe_status(int st, char *buf, size_t len)
 
 /*
  * The daemon was lost: append a summary saying so, with the counts of what
- * the report holds.  Returns 0 or -errno.
+ * the report holds, and the records and requests traced processes could not
+ * deliver (lost: the arena header's count, read by the caller).  Returns 0
+ * or -errno.
  */
-static int append_lost_summary(const char *report, const char *why)
+static int append_lost_summary(const char *report, const char *why, uint64_t lost)
 {
 	struct st__report_scan s;
 	char err[512];
@@ -290,6 +292,8 @@ static int append_lost_summary(const char *report, const char *why)
 	}
 	st__report_scan_free(&s);
 	st__summary_reason(&sum, "daemon lost: %s", why);
+	if (lost)
+		st__summary_reason(&sum, ST_LOST_REASON, (unsigned long long)lost);
 	struct st__report w;
 	rc = st__report_open(&w, report, true);
 	if (rc == 0) {
@@ -1029,7 +1033,15 @@ static int cmd_run(int argc, char **argv)
 		describe_status(dst, st, sizeof(st));
 		snprintf(why, sizeof(why), "sandtraced %s%s", st,
 			 daemon_early ? " before the command ended" : " while writing the report");
-		if (append_lost_summary(report, why) < 0)
+		/* what the processes could not deliver once the daemon was gone
+		 * (they count it in the arena's header, which outlives it) */
+		uint64_t lost = 0;
+		struct sandtrace_arena a;
+		if (arena[0] != '\0' && sandtrace_arena_attach(&a, arena) == 0) {
+			lost = atomic_load(&sandtrace_arena_hdr(&a)->lost);
+			sandtrace_arena_detach(&a);
+		}
+		if (append_lost_summary(report, why, lost) < 0)
 			warn("appending to %s", report);
 		/* A killed daemon leaves its arena and socket behind. */
 		if (arena[0] != '\0')

@@ -106,6 +106,13 @@ json_t *st__rec_summary(const struct st__summary *s);
 int st__summary_reason(struct st__summary *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void st__summary_free(struct st__summary *s);
+/* The reason of a summary whose traced processes lost records or requests
+ * (the arena header's lost, their EXITs): one %llu, the count.  The daemon
+ * writes it, and the CLI when the daemon died. */
+#define ST_LOST_REASON                                                                         \
+	"%llu record(s) or request(s) lost: a traced process could not reach the daemon (its " \
+	"connection broken, the daemon dead or not answering); what they record is missing "   \
+	"from the report, and what they asked was decided without the daemon"
 
 /* A report being written.  One writer; not thread-safe. */
 struct st__report {

@@ -72,6 +72,10 @@ struct image {
 	uint32_t reaped_at;
 	bool have_counters;
 	uint64_t calls, hits, messages;
+	/* records and requests the image could not deliver (its EXIT says;
+	 * counted for an image without the arena: the others count in the
+	 * arena's header) */
+	uint32_t lost;
 };
 
 /* pid -> index of its current image. */
@@ -800,6 +804,8 @@ static int on_EXIT(struct daemon *d, struct client *c, const struct sandtrace_fr
 	im->calls = e.calls;
 	im->hits = e.hits;
 	im->messages = e.messages;
+	if (e.reserved > im->lost) /* what its connection lost, when it came back */
+		im->lost = e.reserved;
 	return 0;
 }
 
@@ -1460,8 +1466,11 @@ static void finish_report(struct daemon *d)
 			HASH_ADD_INT(said, pid, hp);
 		}
 	}
+	uint64_t lost = 0; /* records and requests traced processes could not deliver */
 	for (size_t i = 0; i < d->nimages; i++) {
 		struct image *im = &d->images[i];
+		if (!d->have_arena || im->no_cache)
+			lost += im->lost;
 		if (!im->hello && im->exe_len == 0 && im->traced) {
 			HASH_FIND_INT(said, &im->pid, hp);
 			if (hp != NULL)
@@ -1506,6 +1515,10 @@ static void finish_report(struct daemon *d)
 	if (d->parent_lost)
 		st__summary_reason(&d->sum, "sandtrace run was killed before the command ended: "
 				   "what its processes did afterwards was not traced");
+	if (d->have_arena)
+		lost += atomic_load(&sandtrace_arena_hdr(&d->arena)->lost);
+	if (lost)
+		st__summary_reason(&d->sum, ST_LOST_REASON, (unsigned long long)lost);
 	if (d->sum.untraced)
 		st__summary_reason(&d->sum, "%llu untraced program(s) executed",
 				   (unsigned long long)d->sum.untraced);

@@ -34,7 +34,17 @@ static ino_t sock_ino;
 static uint64_t chunk;   /* this module's record-log chunk (a writer of its own) */
 static int32_t chunk_pid;
 static char sock_path[108];
+static bool gone;        /* the daemon could not be reached: not tried again */
 static const char *own_lib, *own_audit; /* our own objects are not the build's inputs */
+
+/* A record that reached neither the log nor the daemon: counted in the
+ * arena's header, as the shim counts its own (client.c note_lost). */
+static void lost(void)
+{
+	if (arena_state == 1)
+		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&arena)->lost, 1,
+					  memory_order_relaxed);
+}
 
 static const char *env_get(const char *name)
 {
@@ -78,7 +88,7 @@ static bool sock_is_ours(void)
 
 static void connect_once(void)
 {
-	if (sock_is_ours() || !sock_path[0])
+	if (sock_is_ours() || !sock_path[0] || gone)
 		return;
 	int fd = (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -86,7 +96,7 @@ static void connect_once(void)
 	if (fd < 0 || syscall(SYS_connect, fd, &sa, sizeof(sa)) != 0) {
 		if (fd >= 0)
 			syscall(SYS_close, fd);
-		sock_path[0] = 0; /* daemon gone: stop trying */
+		gone = true; /* daemon gone: stop trying */
 		return;
 	}
 	int n = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 900);
@@ -109,7 +119,7 @@ static void connect_once(void)
 	if (sandtrace_proto_send(sock, SANDTRACE_MSG_HELLO, 0, SANDTRACE_HF_THREAD, iov, 1) < 0) {
 		syscall(SYS_close, sock);
 		sock = -1;
-		sock_path[0] = 0;
+		gone = true;
 	}
 }
 
@@ -152,12 +162,12 @@ EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 		}
 	}
 	connect_once();
-	if (sock < 0)
-		return 0;
-	if (sandtrace_proto_send(sock, SANDTRACE_MSG_ACCESS, 0, 0, iov, 2) < 0) {
-		syscall(SYS_close, sock);
+	if (sock < 0 || sandtrace_proto_send(sock, SANDTRACE_MSG_ACCESS, 0, 0, iov, 2) < 0) {
+		if (sock >= 0)
+			syscall(SYS_close, sock);
 		sock = -1;
-		sock_path[0] = 0;
+		gone = true;
+		lost();
 	}
 	return 0;
 }

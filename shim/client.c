@@ -107,6 +107,20 @@ static bool conn_locked(void)
 	return st__g.fd >= 0;
 }
 
+/* A record or a request that reached neither the record log nor the daemon:
+ * counted in the arena's header, where the daemon's summary (or the CLI's,
+ * when the daemon died) finds it and says the trace is incomplete, and in
+ * this process's EXIT (for a process without the arena: the daemon alive,
+ * its connection lost for a while).  Relaxed: a count read after the
+ * processes that made it ended. */
+static void note_lost(void)
+{
+	atomic_fetch_add_explicit(&st__g.lost, 1, memory_order_relaxed);
+	if (st__g.arena.base)
+		atomic_fetch_add_explicit(&sandtrace_arena_hdr(&st__g.arena)->lost, 1,
+					  memory_order_relaxed);
+}
+
 static void lost_locked(void)
 {
 	if (st__g.fd >= 0 && fd_is_ours())
@@ -326,8 +340,10 @@ void st__hello(void)
 {
 	int saved = errno;
 	pthread_mutex_lock(&st__g.lock);
-	conn_locked(); /* connecting sends HELLO */
+	bool ok = conn_locked(); /* connecting sends HELLO */
 	pthread_mutex_unlock(&st__g.lock);
+	if (!ok && !st__vchild)
+		note_lost();
 	errno = saved;
 }
 
@@ -344,6 +360,8 @@ int st__send_access(const struct sandtrace_access *acc, const char *path, size_t
 	if (conn_locked())
 		r = send_locked(SANDTRACE_MSG_ACCESS, 0, iov, path2 ? 3 : 2, true);
 	pthread_mutex_unlock(&st__g.lock);
+	if (r < 0)
+		note_lost();
 	errno = saved;
 	return r;
 }
@@ -404,6 +422,9 @@ static int request(const struct iovec *iov, int n, struct sandtrace_verdict *v)
 			lost_locked();
 	}
 	pthread_mutex_unlock(&st__g.lock);
+	/* the access is decided without the daemon (fail closed, or fail open) */
+	if (r != 0)
+		note_lost();
 	errno = saved;
 	return r;
 }
@@ -430,9 +451,11 @@ int st__request_verify(unsigned kind, const char *path, size_t len,
 void st__send_exit(int status, bool child, pid_t pid)
 {
 	int saved = errno;
+	/* a process's own EXIT carries what it could not deliver before */
+	uint64_t lost = atomic_load_explicit(&st__g.lost, memory_order_relaxed);
 	struct sandtrace_exit e = {
 	    .status = status,
-	    .reserved = child ? (uint32_t)pid : 0,
+	    .reserved = child ? (uint32_t)pid : lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost,
 	    .calls = atomic_load_explicit(&st__g.calls, memory_order_relaxed),
 	    .hits = atomic_load_explicit(&st__g.hits, memory_order_relaxed),
 	    .messages = atomic_load_explicit(&st__g.messages, memory_order_relaxed)};
@@ -444,8 +467,10 @@ void st__send_exit(int status, bool child, pid_t pid)
 		return;
 	}
 	pthread_mutex_lock(&st__g.lock);
-	if (conn_locked())
-		send_locked(SANDTRACE_MSG_EXIT, child ? SANDTRACE_EF_CHILD : 0, iov, 1, true);
+	bool sent = conn_locked() &&
+		    send_locked(SANDTRACE_MSG_EXIT, child ? SANDTRACE_EF_CHILD : 0, iov, 1, true) == 0;
 	pthread_mutex_unlock(&st__g.lock);
+	if (!sent)
+		note_lost();
 	errno = saved;
 }

@@ -356,6 +356,7 @@ void st__after_fork_child(void)
 	atomic_store_explicit(&st__g.calls, 0, memory_order_relaxed);
 	atomic_store_explicit(&st__g.hits, 0, memory_order_relaxed);
 	atomic_store_explicit(&st__g.messages, 0, memory_order_relaxed);
+	atomic_store_explicit(&st__g.lost, 0, memory_order_relaxed);
 	atomic_store_explicit(&st__g.exit_sent, 0, memory_order_relaxed);
 	atomic_store_explicit(&noted_upto, 0, memory_order_relaxed); /* a process of its own */
 }

@@ -221,6 +221,7 @@ struct st_state {
 	uint32_t seq;
 	/* per-process statistics (relaxed atomics) */
 	_Atomic uint64_t calls, hits, messages;
+	_Atomic uint64_t lost;        /* records and requests not delivered (client.c note_lost) */
 	_Atomic int exit_sent;
 	/* the record log (log.h) */
 	bool log_ok;                  /* the arena has a log table */

@@ -26,7 +26,7 @@
  */
 
 #define SANDTRACE_ARENA_MAGIC UINT64_C(0x616e657261545453) /* "STTarena" little-endian */
-#define SANDTRACE_ARENA_VERSION 8u
+#define SANDTRACE_ARENA_VERSION 9u
 /* Bytes for a name with its NUL: "/sandtrace-<pid>-<hex>" is at most 55, a
  * path in an arena directory leaves 200 for the directory. */
 #define SANDTRACE_ARENA_NAME_MAX 256
@@ -63,7 +63,7 @@
 #define SANDTRACE_ARENA_FILTER_AT (SANDTRACE_ARENA_GEN_SLOTS_AT + SANDTRACE_FS_GEN_SLOTS * UINT64_C(4))
 /* The record log's small chunks (log.h): segments named in the header, and
  * chunks of 1 KiB in each (an arena segment, SANDTRACE_ARENA_SEGMENT, each). */
-#define SANDTRACE_LOG_SMALL_SEGS 99u
+#define SANDTRACE_LOG_SMALL_SEGS 98u
 #define SANDTRACE_LOG_SMALL_PER_SEG 128u
 
 /* Counters in the header (rare events only: hot-path counters stay per process). */
@@ -140,8 +140,15 @@ struct sandtrace_arena_header {
 	uint64_t filter;                      /* 216: offset of the Ctrie's key filter (arenas
 						       with areas; 0 = none): SANDTRACE_ARENA_FILTER_BITS
 						       bits, beside the header (shm/ctrie.c) */
-	_Atomic uint64_t log_small[SANDTRACE_LOG_SMALL_SEGS]; /* 224..1015: segment offsets,
+	_Atomic uint64_t log_small[SANDTRACE_LOG_SMALL_SEGS]; /* 224..1007: segment offsets,
 							       0 = not made yet */
+	_Atomic uint64_t lost;                /* 1008: records and requests a traced process
+						       could not deliver, neither to the record log
+						       nor to the daemon (its connection lost, the
+						       daemon dead or not answering): each one a
+						       fetch-and-add by the shim; the daemon's
+						       summary, or the CLI's when the daemon died,
+						       says the trace is incomplete */
 	uint64_t libsets;                     /* 1016: offset of the library sets' memo
 						       (sandtrace_arena_libsets; arenas with areas,
 						       at SANDTRACE_ARENA_LIBSETS_AT; 0 = none) */
@@ -159,6 +166,7 @@ _Static_assert(offsetof(struct sandtrace_arena_header, libsets) == 1016, "layout
 _Static_assert(sizeof(struct sandtrace_arena_header) == SANDTRACE_ARENA_LIBSETS_AT,
 	       "the library sets' memo follows the header");
 _Static_assert(offsetof(struct sandtrace_arena_header, log_small) == 224, "layout");
+_Static_assert(offsetof(struct sandtrace_arena_header, lost) == 1008, "layout");
 _Static_assert(sizeof(struct sandtrace_arena_header) == 1024, "header is a quarter page");
 
 /* A process's view of an arena: caller-owned storage, no allocation. */

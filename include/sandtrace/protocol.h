@@ -178,7 +178,10 @@ enum sandtrace_exit_flags {
  */
 struct sandtrace_exit {
 	int32_t status;
-	uint32_t reserved;   /* with SANDTRACE_EF_CHILD: the child's pid */
+	uint32_t reserved;   /* with SANDTRACE_EF_CHILD: the child's pid; without it: the
+				records and requests this process could not deliver before
+				(its connection lost for a while; the daemon counts it for a
+				process without the arena, the arena's header has the others') */
 	uint64_t calls;      /* intercepted calls in this process */
 	uint64_t hits;       /* answered from the arena without a message */
 	uint64_t messages;   /* messages sent to the daemon */

@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -63,6 +64,11 @@ extern char **environ;
  *     "hang" when the stat did not return in 10 s)
  *   rawclose-conn PATH: stat PATH, close 900 by an inline system call, then stat
  *     PATH-after-0 .. PATH-after-19 (each must still be recorded)
+ *   emfile-conn PATH: stat PATH (under --no-cache that connects the shim, at 900), take
+ *     every descriptor under a limit of 64, close 900 by an inline system call, stat
+ *     PATH-lost-0 .. PATH-lost-4 (the shim cannot open a new connection: EMFILE), give
+ *     the descriptors back and stat PATH-after; prints "lost" and the errno name of each
+ *     PATH-lost stat, then the result
  *   vfork-errno PROG: errno set to EDOM, a vfork child execs PROG (execv), then another
  *     execs it by execvp of its base name; after each the parent prints "errno N", N as the
  *     child's exec left it (EDOM by execv; by execvp the last failed PATH candidate's)
@@ -714,6 +720,28 @@ int main(int argc, char **argv)
 			printf("got %zd bytes\n", n);
 			return 1;
 		}
+	} else if (!strcmp(c, "emfile-conn")) {
+		char q[4096];
+		r = stat(p, &st);
+		struct rlimit rl = {64, 64};
+		getrlimit(RLIMIT_NOFILE, &rl);
+		rl.rlim_cur = 64;
+		if (r != 0 || setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			return 1;
+		int fds[64], n = 0;
+		while (n < 64 && (fds[n] = open("/dev/null", O_RDONLY)) >= 0)
+			n++;
+		st__sys6(SYS_close, 900, 0, 0, 0, 0, 0);
+		printf("lost");
+		for (int i = 0; i < 5; i++) {
+			snprintf(q, sizeof(q), "%s-lost-%d", p, i);
+			printf(" %s", stat(q, &st) == 0 ? "ok" : errno == ENOENT ? "ENOENT" : "error");
+		}
+		printf("\n");
+		while (n > 0)
+			close(fds[--n]);
+		snprintf(q, sizeof(q), "%s-after", p);
+		r = stat(q, &st);
 	} else if (!strcmp(c, "rawclose-conn")) {
 		struct stat st;
 		char q[4096];

@@ -34,7 +34,7 @@ kill_then() { # kill_then PIDFILE N: when the command runs, kill -9 its daemon, 
 	"$ST" run --report "$W/fz/other$2.jsonl" -- true
 	: > "$W/fz/in/go$2"
 }
-out=$("$ST" run --fence --policy "$W/fz/policy" --pidfile "$W/fz/pid" -- sh -c ": > run1; while [ ! -e go1 ]; do sleep 0.05; done; $DRV open-r $W/fz/out/secret; $DRV open-r $W/fz/in/ok; $DRV open-r $W/fz/in/asked" 2>/dev/null &
+out=$("$ST" run --fence --policy "$W/fz/policy" --pidfile "$W/fz/pid" --report "$W/fz/r1.jsonl" -- sh -c ": > run1; while [ ! -e go1 ]; do sleep 0.05; done; $DRV open-r $W/fz/out/secret; $DRV open-r $W/fz/in/ok; $DRV open-r $W/fz/in/asked" 2>/dev/null &
       kill_then "$W/fz/pid" 1; wait)
 out2=$("$ST" run --fence --fail-open --policy "$W/fz/policy" --pidfile "$W/fz/pid2" -- sh -c ": > run2; while [ ! -e go2 ]; do sleep 0.05; done; $DRV open-r $W/fz/out/secret; $DRV open-r $W/fz/in/asked" 2>/dev/null &
       kill_then "$W/fz/pid2" 2; wait)
@@ -44,6 +44,27 @@ check "daemon lost, --fail-open: ask allowed"         test "$(echo "$out2" | sed
 check "daemon lost, fenced: denial still ENOENT"      test "$(echo "$out" | sed -n 1p)" = ENOENT
 check "daemon lost, fenced: allowed read still works (got: $(echo $out))" test "$(echo "$out" | sed -n 2p)" = ok
 check "daemon lost, fenced: ask fails closed"         test "$(echo "$out" | sed -n 3p)" = ENOENT
+# the ask the dead daemon could not answer: counted in the arena's header by the
+# shim, read by the CLI after the daemon's death, a reason of the summary
+check "daemon lost: the CLI's summary counts the request no daemon answered" \
+	grep -q '"daemon lost: sandtraced killed by signal 9.*","1 record(s) or request(s) lost: a traced process could not reach the daemon' "$W/fz/r1.jsonl"
+# 2b. the daemon alive, a process that cannot reach it (its connection closed by an
+#     inline system call, no descriptor left for a new one): what it could not
+#     deliver makes the trace incomplete, with a reason, with and without the arena
+mkdir -p "$W/em/ask"
+printf 'ask read %s\n' "$W/em/ask" > "$W/em/policy"
+for mode in arena no-cache; do
+	opt=; tgt=$W/em/f; [ $mode = no-cache ] && opt=--no-cache
+	[ $mode = arena ] && { opt="--policy $W/em/policy"; tgt=$W/em/ask/f; }
+	: > "$tgt"
+	out=$("$ST" run $opt --report "$W/em/$mode.jsonl" -- "$DRV" emfile-conn "$tgt" 2>&1)
+	sum=$("$ST" report "$W/em/$mode.jsonl" 2>&1)
+	check "$mode: a process that lost the daemon: the trace is incomplete ($(echo $out))" \
+		test "$(summary_field "$W/em/$mode.jsonl" complete)" = false
+	check "$mode: ... the reason counts what was lost (got: $sum)" \
+		sh -c "echo '$sum' | grep -q 'INCOMPLETE: [0-9]* record(s) or request(s) lost: a traced process could not reach the daemon'"
+	check "$mode: ... and its connection came back (the later stat recorded)" has N "$tgt-after" "$W/em/$mode.jsonl"
+done
 # 3. the CLI killed with SIGKILL: socket dir and arena removed (the arena's
 #    name carries the daemon's pid: other runs on the machine do not count)
 "$ST" run --pidfile "$W/pid2" --report "$W/killed.jsonl" -- sleep 30 &
