@@ -26,6 +26,12 @@
 #define ONE_PATH(type, failv, failed, fdir, fpath, kind, nofollow, empty, call)                    \
 	ONE_PATH_ROOTED(type, failv, failed, fdir, fpath, kind, nofollow, empty, false, call)
 #define ONE_PATH_ROOTED(type, failv, failed, fdir, fpath, kind, nofollow, empty, root, call)       \
+	ONE_PATH_ERR(type, failv, ((failed) ? after_ : 0), fdir, fpath, kind, nofollow, empty, root, \
+		     call)
+/* ONE_PATH_ERR(type, failv, err, ...): the same, err an expression over r_ and
+ * after_ (errno as the call left it) giving the errno to record, 0 for a
+ * success: for a call whose errno does not say why it failed (dlopen) */
+#define ONE_PATH_ERR(type, failv, err, fdir, fpath, kind, nofollow, empty, root, call)             \
 	do {                                                                                       \
 		struct st_fast f_;                                                                 \
 		if (((kind) == K_R || (kind) == K_Q) && st__fast_pre(&f_, (fpath), (kind), (nofollow))) { \
@@ -33,7 +39,7 @@
 			(void)c_;                                                                  \
 			type r_ = (call);                                                          \
 			int after_ = errno;                                                        \
-			st__fast_post(&f_, (failed) ? after_ : 0);                                 \
+			st__fast_post(&f_, (err));                                                 \
 			errno = after_;                                                            \
 			return r_;                                                                 \
 		}                                                                                  \
@@ -53,9 +59,10 @@
 		errno = c_.saved_errno;                                                            \
 		type r_ = ST_FORWARD(call);                                                        \
 		int after_ = errno;                                                                \
-		if (!(failed) && (kind) == K_R && (st__g.flags & SANDTRACE_F_IDENTITY))            \
+		int rec_ = (err);                                                                  \
+		if (!rec_ && (kind) == K_R && (st__g.flags & SANDTRACE_F_IDENTITY))                \
 			a_->fd = ST_RESULT_FD(r_);                                                 \
-		st__post(a_, (failed) ? after_ : 0);                                               \
+		st__post(a_, rec_);                                                                \
 		if (a_->refuse) { /* --verify --fence: this version failed verification */        \
 			ST_UNDO_RESULT(r_);                                                        \
 			r_ = failv;                                                                \

@@ -1695,16 +1695,77 @@ static bool has_dst(const char *name)
 	return false;
 }
 
-/* A library by path, judged and recorded as a read of that path. */
+/* Why a dlopen of path failed, for its record: the real dlopen keeps the
+ * caller's errno (the loader's own open is not seen), so the file is looked
+ * at: missing (ENOENT, ENOTDIR: a failed lookup), else 0 (the loader read it,
+ * and refused it: not an object, another class, a symbol missing).
+ * Preserves errno. */
+static int dl_path_err(const char *path)
+{
+	int saved = errno;
+	int e = ST_SYSCALL(SYS_faccessat, AT_FDCWD, path, F_OK) != 0 ? errno : 0;
+	errno = saved;
+	return e == ENOENT || e == ENOTDIR ? e : 0;
+}
+
+/* A library by path, judged and recorded as a read of that path (a failed
+ * lookup when the file is not there). */
 static __attribute__((noinline)) void *dlopen_path(const char *path, int flags)
 {
-	ONE_PATH(void *, NULL, (r_ == NULL), AT_FDCWD, path, K_R, false, false,
-		 REAL(dlopen)(path, flags));
+	ONE_PATH_ERR(void *, NULL, (r_ == NULL ? dl_path_err(path) : 0), AT_FDCWD, path, K_R,
+		     false, false, false, REAL(dlopen)(path, flags));
 }
 static __attribute__((noinline)) void *dlmopen_path(Lmid_t lm, const char *path, int flags)
 {
-	ONE_PATH(void *, NULL, (r_ == NULL), AT_FDCWD, path, K_R, false, false,
-		 REAL(dlmopen)(lm, path, flags));
+	ONE_PATH_ERR(void *, NULL, (r_ == NULL ? dl_path_err(path) : 0), AT_FDCWD, path, K_R,
+		     false, false, false, REAL(dlmopen)(lm, path, flags));
+}
+
+/* A dlopen of a bare name, searched for along the shim's own search (the
+ * caller's: same_search), failed: when no directory of that search holds
+ * the name, each place looked in is a failed lookup (N dir/name), what an
+ * auditor needs to see that the name was looked for and not found (the
+ * loader's own opens are not seen).  The ld.so.cache the loader also
+ * consults holds no name that none of them has, but for the directories of
+ * ld.so.conf: those it names too.  When one holds it, the dlopen failed for
+ * another reason and nothing is recorded here.  Preserves errno. */
+static __attribute__((noinline)) void dl_name_missing(const char *name)
+{
+	struct st_call c;
+	if (!st__enter(&c))
+		return;
+	Dl_info di;
+	struct link_map *self = NULL;
+	Dl_serinfo *si = NULL;
+	size_t nlen = strlen(name);
+	if (dladdr1((const void *)dl_name_missing, &di, (void **)&self, RTLD_DL_LINKMAP) && self)
+		si = search_of(self);
+	char buf[PATH_MAX];
+	bool found = si == NULL;
+	for (unsigned i = si ? next_dir(si, 0) : 0; !found && si && i < si->dls_cnt;
+	     i = next_dir(si, i + 1)) {
+		const char *d = si->dls_serpath[i].dls_name;
+		size_t dl = strlen(d);
+		if (dl + 1 + nlen + 1 > sizeof(buf))
+			continue;
+		memcpy(buf, d, dl);
+		buf[dl] = '/';
+		memcpy(buf + dl + 1, name, nlen + 1);
+		found = ST_SYSCALL(SYS_faccessat, AT_FDCWD, buf, F_OK) == 0;
+	}
+	for (unsigned i = si ? next_dir(si, 0) : 0; !found && i < si->dls_cnt;
+	     i = next_dir(si, i + 1)) {
+		const char *d = si->dls_serpath[i].dls_name;
+		size_t dl = strlen(d);
+		if (d[0] != '/' || dl + 1 + nlen + 1 > sizeof(buf))
+			continue;
+		memcpy(buf, d, dl);
+		buf[dl] = '/';
+		memcpy(buf + dl + 1, name, nlen + 1);
+		st__record_path(AT_FDCWD, buf, K_R, false, ENOENT);
+	}
+	free(si);
+	st__leave(&c); /* errno as on entry */
 }
 /* what a library opened by path brought with it (its DT_NEEDED, found along its
  * own paths) is noted as after a dlopen by name */
@@ -1720,8 +1781,12 @@ EXPORT void *dlopen(const char *path, int flags)
 	if (!path)
 		return REAL(dlopen)(path, flags);
 	if (!strchr(path, '/') && same_search(__builtin_return_address(0))) {
-		/* found by the search the shim's own call makes: recorded now */
-		return noted(REAL(dlopen)(path, flags));
+		/* found by the search the shim's own call makes: recorded now,
+		 * and so is a name not found */
+		void *h = REAL(dlopen)(path, flags);
+		if (h == NULL && !has_dst(path))
+			dl_name_missing(path);
+		return noted(h);
 	}
 	if (!strchr(path, '/') || has_dst(path)) {
 		/* found by the loader's search, which starts at the caller's
@@ -1757,7 +1822,10 @@ EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 	if (lm != LM_ID_BASE)
 		atomic_store_explicit(&st__g.dlmopened, 1, memory_order_relaxed);
 	if (path && !strchr(path, '/') && same_search(__builtin_return_address(0))) {
-		return noted(REAL(dlmopen)(lm, path, flags));
+		void *h = REAL(dlmopen)(lm, path, flags);
+		if (h == NULL && !has_dst(path))
+			dl_name_missing(path);
+		return noted(h);
 	}
 	if (!path || !strchr(path, '/') || has_dst(path)) {
 		if (path)

@@ -64,6 +64,7 @@ extern char **environ;
  *     "hang" when the stat did not return in 10 s)
  *   rawclose-conn PATH: stat PATH, close 900 by an inline system call, then stat
  *     PATH-after-0 .. PATH-after-19 (each must still be recorded)
+ *   dlopen PATH: dlopen(PATH, RTLD_NOW) (a name searched for, or a path): ok or ENOENT
  *   emfile-conn PATH: stat PATH (under --no-cache that connects the shim, at 900), take
  *     every descriptor under a limit of 64, close 900 by an inline system call, stat
  *     PATH-lost-0 .. PATH-lost-4 (the shim cannot open a new connection: EMFILE), give
@@ -720,6 +721,8 @@ int main(int argc, char **argv)
 			printf("got %zd bytes\n", n);
 			return 1;
 		}
+	} else if (!strcmp(c, "dlopen")) { /* PATH: a name or a path, RTLD_NOW */
+		r = dlopen(p, RTLD_NOW) ? 0 : (errno = ENOENT, -1);
 	} else if (!strcmp(c, "emfile-conn")) {
 		char q[4096];
 		r = stat(p, &st);

@@ -650,6 +650,22 @@ if $ok_ && cc -o "$W/dl/dl" "$W/dl/dl.c" -ldl -lpthread; then
 else
 	bad "cc: the dlopen tests could not be built"
 fi
+# a dlopen that finds nothing: the loader's own opens are not seen, and the real dlopen
+# keeps errno; a name not found along the search was not recorded at all, a missing path
+# was recorded as a read that succeeded.  Each place looked in vain is a failed lookup (N)
+mkdir -p "$W/dlnf/lib" "$W/dlnf/lib2"
+for nc in "" --no-cache; do
+	out=$(LD_LIBRARY_PATH="$W/dlnf/lib:$W/dlnf/lib2" "$ST" run $nc --report "$W/dlnf/r$nc.jsonl" -- "$DRV" dlopen libdoesnotexist.so.1)
+	lst=$("$ST" report --list "$W/dlnf/r$nc.jsonl" | grep libdoesnotexist | tr '\n' ' ')
+	check "dlopen of a name not found$nc: each directory of the search a failed lookup (got: $out; $lst)" \
+		sh -c "has() { echo '$lst' | grep -q \"\$1\"; }; test '$out' = ENOENT &&
+		has 'N	$W/dlnf/lib/libdoesnotexist.so.1 ' && has 'N	$W/dlnf/lib2/libdoesnotexist.so.1 ' &&
+		has 'N	/usr/lib/[^ ]*libdoesnotexist.so.1 ' && ! echo '$lst' | grep -q '^R\|[^N]	'"
+	out=$("$ST" run $nc --report "$W/dlnf/p$nc.jsonl" -- "$DRV" dlopen "$W/dlnf/nothere/libx.so")
+	check "dlopen of a missing path$nc: a failed lookup, not a read (got: $out)" \
+		sh -c "test '$out' = ENOENT && ! '$ST' report --list '$W/dlnf/p$nc.jsonl' | grep -q '^R	$W/dlnf/nothere'"
+	check "... its N record$nc" has N "$W/dlnf/nothere/libx.so" "$W/dlnf/p$nc.jsonl"
+done
 # the same from a program with a RUNPATH (the tail call, recorded later): a library closed
 # before the next checked call is recorded at the dlclose, one loaded in an atexit handler
 # at the shim's destructor, and the thread that made the dlopen records it at its own next
