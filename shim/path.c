@@ -15,6 +15,27 @@ static ssize_t raw_readlink(const char *path, char *buf, size_t cap)
 	return ST_SYSCALL(SYS_readlinkat, AT_FDCWD, path, buf, cap);
 }
 
+/* Is path no directory, for sure (a file, or gone: ENOENT, ENOTDIR)?  What
+ * cannot be asked (ENAMETOOLONG deeper than PATH_MAX, EACCES) is taken to be
+ * one, as before the question.  The same errno contract as raw_readlink. */
+static bool raw_not_dir(const char *path)
+{
+	struct stat st;
+	if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0)
+		return !S_ISDIR(st.st_mode);
+	return errno == ENOENT || errno == ENOTDIR;
+}
+
+/* Does p[0..n) hold a ".." component? */
+static bool has_dotdot(const char *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		if (p[i] == '.' && p[i + 1] == '.' && (i == 0 || p[i - 1] == '/') &&
+		    (i + 2 == n || p[i + 2] == '/'))
+			return true;
+	return false;
+}
+
 ssize_t st__path_join(const char *base, size_t blen, const char *rel, size_t rlen, char *out,
 		      size_t cap)
 {
@@ -240,6 +261,10 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 	size_t olen = 0, rlen, pos = 0, conf = 0;
 	int hops = 0;
 	bool pristine = true;
+	/* out's last component is there and no link, but maybe no directory
+	 * (readlink said EINVAL, and nothing was looked up below it yet): a
+	 * ".." after it asks (the kernel looks ".." up in it: ENOTDIR there) */
+	bool unsure_dir = false;
 	char link[PATH_MAX + 1];
 
 	size_t known = w ? w->known : 0, root = w ? w->root : 0;
@@ -290,6 +315,18 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 				*via |= ST_VIA_HIDDEN;
 				return (ssize_t)olen;
 			}
+			/* a file (or what vanished) is not left by "..": the
+			 * kernel fails there (ENOTDIR, ENOENT), which is the
+			 * path that names the failure, not its parent's x */
+			if (unsure_dir && olen > known) {
+				out[olen] = 0;
+				if (raw_not_dir(out)) {
+					if (w)
+						w->confirmed = conf;
+					return (ssize_t)olen;
+				}
+			}
+			unsure_dir = false;
 			if (olen > root) { /* never above the root: its ".." is itself */
 				while (out[olen - 1] != '/')
 					olen--;
@@ -310,15 +347,32 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			break;
 		}
 		ssize_t n = raw_readlink(out, link, sizeof(link) - 1);
+		/* looked up below out: out is a directory */
+		unsure_dir = false;
 		if (n < 0) {
 			if (errno == EINVAL) { /* not a symlink: keep it */
 				olen = cand;
+				unsure_dir = true;
 				if (pristine && cand == pos)
 					conf = cand;
 				continue;
 			}
-			/* does not exist (or cannot be looked into): the rest is
-			 * appended lexically, as the kernel would fail there. */
+			/* does not exist (or cannot be looked into): the kernel
+			 * fails there.  A rest with a ".." names a place it
+			 * never reached (L/../x, L a dangling link: the lookup
+			 * failed at L's target, not at x): the path is the one
+			 * looked for in vain, cand, or for ENOTDIR (out is no
+			 * directory) out itself.  Else the rest is appended
+			 * lexically (missing/x is the name looked for). */
+			if ((errno == ENOENT || errno == ENOTDIR) &&
+			    has_dotdot(cur + pos, rlen - pos)) {
+				if (errno != ENOTDIR)
+					olen = cand;
+				out[olen] = 0;
+				if (w)
+					w->confirmed = conf;
+				return (ssize_t)olen;
+			}
 			olen = cand;
 			size_t tail = rlen - pos;
 			if (olen + tail + 1 > cap)
