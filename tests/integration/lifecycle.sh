@@ -478,6 +478,8 @@ static volatile sig_atomic_t forks, bad, child;
 static void h(int s)
 {
 	(void)s;
+	if (forks >= 40) /* a tick between the loop's last test and ualarm(0, 0) */
+		return;
 	pid_t p = fork();
 	if (p == 0) { child = 1; return; }
 	int st;
