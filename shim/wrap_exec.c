@@ -583,22 +583,21 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
 	h->slen = sl;
 }
 
-/* Report an exec that is about to happen (or a spawn): the program (open on
- * fd; -1: could not be opened; PROBE_OPEN_HERE: open it by its absolute
- * name), its #! interpreter, and whether the preload can follow it.  a has
- * passed st__pre.  interp: the #! interpreter's path ("" when none); *elf:
- * the program was read and is an ELF program of this machine (native_elf).
- * keep: when not NULL, the descriptor opened here (PROBE_OPEN_HERE) is left
- * open in *keep for the caller to close (-1 when none), not closed.  argv,
- * envp: the exec's (what the dynamic loader run as a program loads);
- * resetids: as probe_exec's. */
 /* A second file an exec runs (a #! interpreter, the program the dynamic
  * loader is asked to load), judged as an access of kind of its own: 0, or
  * the errno of its refusal (ENOENT: one the sandbox hides fails the exec as
  * a missing one does).  Recorded as a failed lookup when it is not there.
- * A relative path is taken from the cwd.  Uses the second access slot. */
-static int note_second(const char *path, unsigned kind)
+ * A relative path is taken from dir, the directory the new image looks it
+ * up from (the kernel opens a #! interpreter, the loader its program, from
+ * the cwd of the process that execs: a spawn's child's, after its file
+ * actions' chdir, spawn_child_dir's), or from the cwd when dir is "" or
+ * the two do not fit.  Uses the second access slot. */
+static int note_second(const char *path, unsigned kind, const char *dir)
 {
+	char joined[PATH_MAX];
+	if (dir[0] && path[0] != '/' &&
+	    st__path_join(dir, strlen(dir), path, strlen(path), joined, sizeof(joined)) >= 0)
+		path = joined;
 	struct st_acc *b = &st__tls_acc[1];
 	st__acc_init(b, AT_FDCWD, path, kind, false);
 	int e = st__pre(b);
@@ -611,8 +610,19 @@ static int note_second(const char *path, unsigned kind)
 	return 0;
 }
 
+/* Report an exec that is about to happen (or a spawn): the program (open on
+ * fd; -1: could not be opened; PROBE_OPEN_HERE: open it by its absolute
+ * name), its #! interpreter, and whether the preload can follow it.  a has
+ * passed st__pre.  interp: the #! interpreter's path ("" when none); *elf:
+ * the program was read and is an ELF program of this machine (native_elf).
+ * keep: when not NULL, the descriptor opened here (PROBE_OPEN_HERE) is left
+ * open in *keep for the caller to close (-1 when none), not closed.  argv,
+ * envp: the exec's (what the dynamic loader run as a program loads);
+ * resetids: as probe_exec's; dir: where the new image looks a relative
+ * interpreter or loaded program up (note_second's; "": the cwd). */
 static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool *elf, int *keep,
-			  int *ierr, char *const argv[], char *const envp[], bool resetids)
+			  int *ierr, char *const argv[], char *const envp[], bool resetids,
+			  const char *dir)
 {
 	*ierr = 0;
 	if (keep)
@@ -652,8 +662,10 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 		/* the interpreter is an exec of its own, judged as one: one the
 		 * sandbox hides fails the exec as a missing interpreter does
 		 * (ENOENT); a missing interpreter is a failed lookup, not an exec.
-		 * A relative one is taken from the cwd, as the kernel does. */
-		*ierr = note_second(interp, K_X);
+		 * A relative one is taken from the cwd of the process that
+		 * execs, as the kernel does (not from an execveat's dirfd; a
+		 * spawn's child's, dir) */
+		*ierr = note_second(interp, K_X, dir);
 	}
 	const char *lp;
 	bool list;
@@ -667,7 +679,7 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 		 * among the libraries: the loader's own search, not judged here. */
 		for (size_t i = 0; envp && envp[i] && !list; i++)
 			list = has_prefix(envp[i], "LD_TRACE_LOADED_OBJECTS=");
-		*ierr = note_second(lp, list ? K_R : K_X);
+		*ierr = note_second(lp, list ? K_R : K_X, dir);
 	}
 	return why;
 }
@@ -770,7 +782,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 			return -1;
 		}
 	} else if ((e = st__pre(a)) == 0) {
-		why = note_exec(a, fd, interp, &elf, NULL, &e, argv, envp, false);
+		why = note_exec(a, fd, interp, &elf, NULL, &e, argv, envp, false, "");
 	}
 	struct exe_hint hint = {0};
 	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
@@ -1226,8 +1238,10 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 		st__acc_init(a, AT_FDCWD, prog, K_X, false);
 		int e = st__pre(a), ie = 0;
 		if (!e) {
+			/* the child's #! interpreter and ld.so's program, when
+			 * relative, are looked up from its directory too */
 			why = note_exec(a, PROBE_OPEN_HERE, interp, &elf, &pfd, &ie, argv, envp,
-					resetids);
+					resetids, cdir);
 			if (ie && pfd >= 0) {
 				ST_SYSCALL(SYS_close, pfd);
 				pfd = -1;

@@ -37,6 +37,7 @@ extern char **environ;
 /* usage: stdriver CALL PATH [PATH2]
  *   open-r open-w open-creat open-rdonly-creat open-path-w (O_PATH|O_RDWR|O_CREAT|O_TRUNC) stat lstat access readlink unlink mkdir
  *   rename link symlink chmod truncate exec syscall-openat fork-open sighandler-open
+ *   execveat DIR NAME: execveat of NAME relative to a descriptor of DIR (by syscall())
  *   openat2-in-root DIR NAME: openat2 of NAME with RESOLVE_IN_ROOT below DIR (O_RDONLY)
  *   vfork-exec PROG DIR: three vfork children exec PROG (the second after chdir DIR), then
  *     one execs a missing program and _exits 3, and one _exits 4 without an exec; "ok" when
@@ -56,7 +57,9 @@ extern char **environ;
  *   spawn-chdir DIR PROG OUT, spawn-fchdir DIR PROG OUT, spawnp-chdir DIR PROG OUT: a
  *     spawn whose file actions move the child to DIR (chdir; fchdir of a descriptor),
  *     then open the relative OUT as its stdout, of the relative PROG (spawnp-chdir: found
- *     through PATH=".", a relative entry); "ok" when the child ran and exited 0
+ *     through PATH=".", a relative entry); "ok" when the child ran and exited 0.  Words
+ *     after OUT are the child's arguments (spawn-chdir DIR LDSO OUT ./prog: the loader
+ *     run as a program, given a program relative to DIR)
  *   fdopen-conn PATH: stat PATH (under --no-cache that connects the shim, at descriptor
  *     900), then close 900 inside libc (fclose of an fdopen: no close() call the shim
  *     sees), put a socket of the program's at 900 and stat PATH-after; "ok" when the stat
@@ -562,6 +565,13 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "exec")) {
 		execl(p, p, (char *)NULL);
 		r = -1;
+	} else if (!strcmp(c, "execveat") && q) {
+		/* execveat DIR NAME: NAME run relative to a descriptor of DIR */
+		char *av[] = {(char *)q, NULL};
+		int d = open(p, O_RDONLY | O_DIRECTORY);
+		if (d >= 0)
+			syscall(SYS_execveat, d, q, av, environ, 0);
+		r = -1;
 	} else if (!strcmp(c, "fexecve")) {
 		/* p: a descriptor number (one the shell opened) */
 		char *av[] = {"fexecve", NULL};
@@ -618,7 +628,12 @@ int main(int argc, char **argv)
 		else
 			posix_spawn_file_actions_addchdir_np(&fa, p);
 		posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		char *av[] = {(char *)prog, NULL};
+		/* the child's argv: PROG, then the words after OUT */
+		char *av[argc > 5 ? argc - 3 : 2];
+		av[0] = (char *)prog;
+		for (int i = 5; i < argc; i++)
+			av[i - 4] = argv[i];
+		av[argc > 5 ? argc - 4 : 1] = NULL;
 		pid_t pid;
 		if (c[5] == 'p')
 			setenv("PATH", ".", 1);

@@ -198,6 +198,57 @@ if [ -n "$ldso" ]; then
 		sh -c "LD_TRACE_LOADED_OBJECTS=1 $ldso $W/ro/ro-true >/dev/null && echo listed")
 	check "the loader lists a program of a read-only place for ldd (got: $out)" test "$out" = listed
 fi
+# a spawn whose file actions move the child (addchdir_np) runs a script whose #! names a
+# relative interpreter, or the loader given a relative program: the kernel (the loader)
+# looks it up from the child's directory, where it is judged and recorded, not from the
+# parent's cwd.  $W/ro/interp and $W/ro/ldprog may be read but not run; their twins in the
+# sandbox may.  Judged in the parent's cwd, the hidden one ran (child in $W/ro, parent in
+# $W/in/sp) and the allowed one was refused (child in $W/in/sp, parent in $W/ro)
+printf '#!./interp\n' > "$W/in/sp/rel-interp"
+chmod +x "$W/in/sp/rel-interp"
+for d in "$W/in/sp" "$W/ro"; do
+	printf '#!/bin/sh\necho "interp of %s"\n' "$d" > "$d/interp"
+	cp /bin/echo "$d/ldprog"
+	chmod +x "$d/interp" "$d/ldprog"
+done
+for what in interp ldso; do
+	[ $what = ldso ] && [ -z "$ldso" ] && continue
+	if [ $what = interp ]; then set -- "$W/in/sp/rel-interp"; else set -- "$ldso" ./ldprog; fi
+	prog=$1; shift
+	rm -f "$W/in/sp.out"
+	out=$(cd "$W/in/sp" && "$ST" run --fence --policy "$W/policy" --report "$W/rel-$what.jsonl" -- \
+		"$DRV" spawn-chdir "$W/ro" "$prog" "$W/in/sp.out" "$@" from-ro)
+	check "spawn-chdir, relative $what in a read-only place: not run (got: $out, $(cat "$W/in/sp.out" 2>/dev/null))" \
+		test "$out" = ENOENT -a ! -s "$W/in/sp.out"
+	check "... its exec is a violation where the child looks it up" \
+		sh -c "grep '\"type\":\"violation\"' '$W/rel-$what.jsonl' | grep -qE '\"path\":\"$W/ro/(\\./)?(interp|ldprog)\"'"
+	rm -f "$W/in/sp.out"
+	out=$(cd "$W/ro" && "$ST" run --fence --policy "$W/policy" -- \
+		"$DRV" spawn-chdir "$W/in/sp" "$prog" "$W/in/sp.out" "$@" from-sp)
+	check "spawn-chdir, relative $what in the sandbox: run (got: $out, $(cat "$W/in/sp.out" 2>/dev/null))" \
+		test "$out" = ok -a -s "$W/in/sp.out"
+	out=$(cd "$W/ro" && "$ST" run --report "$W/rel-$what-t.jsonl" -- \
+		"$DRV" spawn-chdir "$W/in/sp" "$prog" "$W/in/sp.out" "$@" traced)
+	check "spawn-chdir, relative $what traced: recorded where the child runs it" \
+		sh -c "'$ST' report --list '$W/rel-$what-t.jsonl' | grep -qE '^X	$W/in/sp/(interp|ldprog)\$'"
+	check "... not in the parent's cwd" \
+		sh -c "! '$ST' report --list '$W/rel-$what-t.jsonl' | grep -qE '	$W/ro/(interp|ldprog)\$'"
+done
+# without a spawn the interpreter is the exec's process's own cwd's (after a chdir, and
+# whatever directory an execveat's descriptor or fexecve's file is in)
+out=$("$ST" run --fence --policy "$W/policy" -- sh -c "cd '$W/ro' && exec '$W/in/sp/rel-interp'" 2>/dev/null)
+check "execve after a chdir into a read-only place: its relative interpreter not run (got: $out)" test -z "$out"
+out=$("$ST" run --fence --policy "$W/policy" -- sh -c "cd '$W/in/sp' && exec '$W/in/sp/rel-interp'")
+check "execve after a chdir into the sandbox: its relative interpreter run (got: $out)" \
+	test "$out" = "interp of $W/in/sp"
+out=$(cd "$W/ro" && "$ST" run --fence --policy "$W/policy" -- "$DRV" execveat "$W/in/sp" rel-interp)
+check "execveat from a descriptor, cwd read-only: the cwd's interpreter not run (got: $out)" test "$out" = ENOENT
+out=$(cd "$W/in/sp" && "$ST" run --fence --policy "$W/policy" -- "$DRV" execveat "$W/in/sp" rel-interp)
+check "execveat from a descriptor, cwd in the sandbox: run (got: $out)" test "$out" = "interp of $W/in/sp"
+out=$(cd "$W/ro" && "$ST" run --fence --policy "$W/policy" -- "$DRV" fexecve 5 5<"$W/in/sp/rel-interp")
+check "fexecve, cwd read-only: the cwd's interpreter not run (got: $out)" test "$out" = ENOENT
+out=$(cd "$W/in/sp" && "$ST" run --fence --policy "$W/policy" -- "$DRV" fexecve 5 5<"$W/in/sp/rel-interp")
+check "fexecve, cwd in the sandbox: run (got: $out)" test "$out" = "interp of $W/in/sp"
 # a library the loader maps from outside the sandbox (a RUNPATH into a denied place)
 # is read before any wrapper runs: it cannot be refused, but it is a violation, not
 # an allowed read
