@@ -873,6 +873,19 @@ void st__cwd_invalidate(void);
  * follows it).  Lock-free, async-signal-safe; nothing without an arena. */
 void st__fs_gen_bump_global(void);
 
+/* st__mount_api - syscall(nr, ...) of the mount API's path-taking calls
+ * (open_tree, open_tree_attr, move_mount, fspick, mount_setattr, fsconfig),
+ * checked and recorded as their libc wrappers (wrap_fs.c); another nr is
+ * forwarded.  open_tree_attr (Linux 6.15) has the same number on every
+ * architecture of the unified table; glibc 2.36 has no name for it. */
+#ifdef SYS_mount_setattr
+#define ST_HAVE_MOUNT_API 1
+#if defined(__x86_64__) || defined(__aarch64__)
+#define ST_SYS_open_tree_attr 467
+#endif
+long st__mount_api(long nr, long a1, long a2, long a3, long a4, long a5);
+#endif
+
 /* raw syscall dispatch for syscall() (wrap_sys.c) */
 long st__syscall_path(long nr, long a1, long a2, long a3, long a4, long a5, long a6, bool *handled);
 

@@ -95,6 +95,10 @@ static inline void st__undo_none(int unused, ...) {}
  * call (a refusal of either refuses the call) and recorded after it.  The
  * first name may be empty (AT_EMPTY_PATH: the file of d1) when e1. */
 #define TWO_PATHS(type, failv, failed, d1, p1, k1, nf1, e1, d2, p2, k2, nf2, call)                 \
+	TWO_PATHS_E(type, failv, failed, d1, p1, k1, nf1, e1, d2, p2, k2, nf2, false, call)
+/* TWO_PATHS_E: the same, the second name also possibly empty (the file of d2)
+ * when e2 (move_mount's MOVE_MOUNT_T_EMPTY_PATH) */
+#define TWO_PATHS_E(type, failv, failed, d1, p1, k1, nf1, e1, d2, p2, k2, nf2, e2, call)           \
 	do {                                                                                       \
 		struct st_call c_;                                                                 \
 		if (!st__enter(&c_))                                                               \
@@ -103,6 +107,7 @@ static inline void st__undo_none(int unused, ...) {}
 		st__acc_init(a_, (d1), (p1), (k1), (nf1));                                         \
 		a_->empty_path = (e1);                                                             \
 		st__acc_init(b_, (d2), (p2), (k2), (nf2));                                         \
+		b_->empty_path = (e2);                                                             \
 		a_->pair = b_->pair = true;                                         \
 		int e_ = st__pre(a_);                                                              \
 		if (!e_)                                                                           \

@@ -1594,6 +1594,184 @@ EXPORT int umount(const char *target)
 	return umount2(target, 0);
 }
 
+/*
+ * The new mount API (Linux 5.2; glibc 2.36's wrappers, and syscall(): see
+ * st__mount_api).  Classed as mount's names are: where a mount is attached
+ * or its attributes changed (move_mount's target, mount_setattr) is a
+ * write, and so is fspick's (a remount's target: its descriptor
+ * reconfigures the mounted file system); a tree cloned (open_tree with
+ * OPEN_TREE_CLONE, open_tree_attr: a bind's source), a mount moved
+ * (move_mount's source) and a file a file system is given (fsconfig's
+ * FSCONFIG_SET_PATH and _EMPTY, relative to aux; "source" as an absolute
+ * string, a device or an image) are reads; open_tree without the clone
+ * opens the mount as O_PATH does, a query.  Each call's flags say whether
+ * a final symlink is followed (open_tree, mount_setattr:
+ * AT_SYMLINK_NOFOLLOW; fspick: FSPICK_SYMLINK_NOFOLLOW; move_mount follows
+ * only with MOVE_MOUNT_F_SYMLINKS, _T_SYMLINKS) and whether an empty name
+ * is the descriptor's own file (AT_EMPTY_PATH, FSPICK_EMPTY_PATH,
+ * MOVE_MOUNT_F_EMPTY_PATH, _T_EMPTY_PATH, FSCONFIG_SET_PATH_EMPTY; with a
+ * null name too where the kernel takes one: move_mount's; the others fail
+ * with EFAULT, and a null name is left to the kernel, unrecorded).
+ * A descriptor of a detached mount (open_tree's clone, fsmount's) is not a
+ * name's: the kernel calls its root "/" (held_unnamed), and what a call on
+ * it acts on no name reaches until move_mount attaches it (judged there, at
+ * its target): such an empty name is not judged.  Once move_mount or
+ * mount_setattr (MOUNT_ATTR_NOSYMFOLLOW) succeeded, every cached
+ * resolution goes, as after mount.  raw: forwarded as syscall(nr, ...).
+ */
+/* Does the kernel's name of fd fail to lead back to its file (a detached
+ * mount's root, named "/"; a file in a tree no name of this process's
+ * reaches)?  One readlink, two stats. */
+static bool held_unnamed(int fd)
+{
+	char name[PATH_MAX];
+	struct stat a, b;
+	if (fd < 0 || st__fd_path(fd, name, sizeof(name)) <= 0 || name[0] != '/' ||
+	    ST_SYSCALL(SYS_fstat, fd, &a) != 0)
+		return false;
+	return ST_SYSCALL(SYS_newfstatat, AT_FDCWD, name, &b, AT_SYMLINK_NOFOLLOW) != 0 ||
+	       a.st_dev != b.st_dev || a.st_ino != b.st_ino;
+}
+
+/* an empty name standing for a detached mount's descriptor */
+static bool empty_unnamed(int fd, const char *path, bool empty)
+{
+	return empty && fd != AT_FDCWD && path && !path[0] && held_unnamed(fd);
+}
+
+#define MNT_FWD(raw, nr, real, ...) ((raw) ? REAL(syscall)(nr, __VA_ARGS__) : (long)REAL(real)(__VA_ARGS__))
+
+/* open_tree(dfd, path, flags), and open_tree_attr(..., attr, size) (raw only) */
+static long open_tree_checked(bool raw, long nr, int dfd, const char *path, unsigned flags,
+			      void *attr, size_t size)
+{
+	bool empty = (flags & AT_EMPTY_PATH) != 0;
+	unsigned kind = (flags & OPEN_TREE_CLONE) ? K_R : K_Q;
+#define OPEN_TREE_CALL                                                                             \
+	(nr == SYS_open_tree ? MNT_FWD(raw, nr, open_tree, dfd, path, flags)                      \
+			     : REAL(syscall)(nr, dfd, path, flags, attr, size))
+	if (empty_unnamed(dfd, path, empty))
+		return OPEN_TREE_CALL;
+	ONE_PATH(long, -1, (r_ < 0), dfd, path, kind, (flags & AT_SYMLINK_NOFOLLOW) != 0, empty,
+		 OPEN_TREE_CALL);
+#undef OPEN_TREE_CALL
+}
+
+static long move_mount_checked(bool raw, int fdfd, const char *fpath, int tdfd, const char *tpath,
+			       unsigned flags)
+{
+	bool fe = (flags & MOVE_MOUNT_F_EMPTY_PATH) != 0, te = (flags & MOVE_MOUNT_T_EMPTY_PATH) != 0;
+	bool fnf = !(flags & MOVE_MOUNT_F_SYMLINKS), tnf = !(flags & MOVE_MOUNT_T_SYMLINKS);
+	/* a null name with its EMPTY_PATH flag is the descriptor's file, as "" */
+	const char *fp = !fpath && fe ? "" : fpath, *tp = !tpath && te ? "" : tpath;
+	bool fskip = empty_unnamed(fdfd, fp, fe), tskip = empty_unnamed(tdfd, tp, te);
+#define MOVE_MOUNT_CALL MNT_FWD(raw, SYS_move_mount, move_mount, fdfd, fpath, tdfd, tpath, flags)
+	if (fskip && tskip)
+		return MOVE_MOUNT_CALL;
+	if (fskip)
+		ONE_PATH(long, -1, (r_ < 0), tdfd, tp, K_W, tnf, te, MOVE_MOUNT_CALL);
+	if (tskip)
+		ONE_PATH(long, -1, (r_ < 0), fdfd, fp, K_R, fnf, fe, MOVE_MOUNT_CALL);
+	TWO_PATHS_E(long, -1, (r_ < 0), fdfd, fp, K_R, fnf, fe, tdfd, tp, K_W, tnf, te,
+		    MOVE_MOUNT_CALL);
+#undef MOVE_MOUNT_CALL
+}
+
+static long fspick_checked(bool raw, int dfd, const char *path, unsigned flags)
+{
+	bool empty = (flags & FSPICK_EMPTY_PATH) != 0;
+	if (empty_unnamed(dfd, path, empty))
+		return MNT_FWD(raw, SYS_fspick, fspick, dfd, path, flags);
+	ONE_PATH(long, -1, (r_ < 0), dfd, path, K_W, (flags & FSPICK_SYMLINK_NOFOLLOW) != 0, empty,
+		 MNT_FWD(raw, SYS_fspick, fspick, dfd, path, flags));
+}
+
+static long mount_setattr_checked(bool raw, int dfd, const char *path, unsigned flags,
+				  struct mount_attr *attr, size_t size)
+{
+	bool empty = (flags & AT_EMPTY_PATH) != 0;
+#define SETATTR_CALL MNT_FWD(raw, SYS_mount_setattr, mount_setattr, dfd, path, flags, attr, size)
+	if (empty_unnamed(dfd, path, empty))
+		return SETATTR_CALL;
+	ONE_PATH(long, -1, (r_ < 0), dfd, path, K_W, (flags & AT_SYMLINK_NOFOLLOW) != 0, empty,
+		 SETATTR_CALL);
+#undef SETATTR_CALL
+}
+
+static long fsconfig_checked(bool raw, int fd, unsigned cmd, const char *key, const void *value,
+			     int aux)
+{
+	const char *v = value;
+#define FSCONFIG_CALL MNT_FWD(raw, SYS_fsconfig, fsconfig, fd, cmd, key, value, aux)
+	if (cmd == FSCONFIG_SET_PATH || cmd == FSCONFIG_SET_PATH_EMPTY) {
+		bool empty = cmd == FSCONFIG_SET_PATH_EMPTY;
+		if (empty_unnamed(aux, v, empty))
+			return FSCONFIG_CALL;
+		ONE_PATH(long, -1, (r_ < 0), aux, v, K_R, false, empty, FSCONFIG_CALL);
+	}
+	if (cmd == FSCONFIG_SET_STRING && key && v && !strcmp(key, "source") && v[0] == '/')
+		ONE_PATH(long, -1, (r_ < 0), AT_FDCWD, v, K_R, false, false, FSCONFIG_CALL);
+	return FSCONFIG_CALL;
+#undef FSCONFIG_CALL
+}
+
+/* a call that can change what a name resolves to: the cached resolutions go */
+static long mnt_changed(long r)
+{
+	if (r == 0)
+		st__fs_gen_bump_global();
+	return r;
+}
+
+EXPORT int open_tree(int dfd, const char *path, unsigned flags)
+{
+	return (int)open_tree_checked(false, SYS_open_tree, dfd, path, flags, NULL, 0);
+}
+EXPORT int move_mount(int fdfd, const char *fpath, int tdfd, const char *tpath, unsigned flags)
+{
+	return (int)mnt_changed(move_mount_checked(false, fdfd, fpath, tdfd, tpath, flags));
+}
+EXPORT int fspick(int dfd, const char *path, unsigned flags)
+{
+	return (int)fspick_checked(false, dfd, path, flags);
+}
+EXPORT int mount_setattr(int dfd, const char *path, unsigned flags, struct mount_attr *attr,
+			 size_t size)
+{
+	return (int)mnt_changed(mount_setattr_checked(false, dfd, path, flags, attr, size));
+}
+EXPORT int fsconfig(int fd, unsigned cmd, const char *key, const void *value, int aux)
+{
+	return (int)fsconfig_checked(false, fd, cmd, key, value, aux);
+}
+
+#ifdef ST_HAVE_MOUNT_API
+long st__mount_api(long nr, long a1, long a2, long a3, long a4, long a5)
+{
+	switch (nr) {
+	case SYS_open_tree:
+		return open_tree_checked(true, nr, (int)a1, (const char *)a2, (unsigned)a3, NULL, 0);
+#ifdef ST_SYS_open_tree_attr
+	case ST_SYS_open_tree_attr:
+		return open_tree_checked(true, nr, (int)a1, (const char *)a2, (unsigned)a3,
+					 (void *)a4, (size_t)a5);
+#endif
+	case SYS_move_mount:
+		return mnt_changed(move_mount_checked(true, (int)a1, (const char *)a2, (int)a3,
+						      (const char *)a4, (unsigned)a5));
+	case SYS_fspick:
+		return fspick_checked(true, (int)a1, (const char *)a2, (unsigned)a3);
+	case SYS_mount_setattr:
+		return mnt_changed(mount_setattr_checked(true, (int)a1, (const char *)a2, (unsigned)a3,
+							 (struct mount_attr *)a4, (size_t)a5));
+	case SYS_fsconfig:
+		return fsconfig_checked(true, (int)a1, (unsigned)a2, (const char *)a3,
+					(const void *)a4, (int)a5);
+	}
+	return REAL(syscall)(nr, a1, a2, a3, a4, a5);
+}
+#endif
+
 /* ---- libraries loaded by path (the loader's own opens are seen by the audit library) ---- */
 
 /* The directories the loader searches for a bare name asked for by the object

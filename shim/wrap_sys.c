@@ -101,8 +101,8 @@ static long sys_fchmodat2(int dirfd, const char *path, mode_t mode, int flags)
  * generic one, since Linux 5.1), where they are defined here.  Reads are
  * queries, changes writes, as for their older siblings (getxattr,
  * setxattr, the FS_IOC_*FLAGS ioctls' files); AT_SYMLINK_NOFOLLOW and
- * AT_EMPTY_PATH as in at_flags.  (open_tree_attr, 6.15, is left with the
- * rest of the mount API: not decoded.)
+ * AT_EMPTY_PATH as in at_flags.  (open_tree_attr, 6.15, is decoded with
+ * the rest of the mount API: st__mount_api.)
  */
 #if defined(__x86_64__) || defined(__aarch64__)
 #ifndef SYS_setxattrat
@@ -265,6 +265,18 @@ EXPORT long syscall(long nr, ...)
 		return mount(P(a1), P(a2), P(a3), (unsigned long)a4, (const void *)a5);
 	case SYS_umount2:
 		return umount2(P(a1), I(a2));
+#ifdef ST_HAVE_MOUNT_API
+	/* the new mount API, as its libc wrappers (and open_tree_attr) */
+	case SYS_open_tree:
+	case SYS_move_mount:
+	case SYS_fspick:
+	case SYS_mount_setattr:
+	case SYS_fsconfig:
+#ifdef ST_SYS_open_tree_attr
+	case ST_SYS_open_tree_attr:
+#endif
+		return st__mount_api(nr, a1, a2, a3, a4, a5);
+#endif
 	/* a listing: the names the sandbox hides are taken out */
 	case SYS_getdents64:
 #ifdef SYS_getdents

@@ -11,6 +11,8 @@
  * replace the process (exec family, chroot, SYS_execve) run in a forked
  * child whose exit status carries the errno.
  *
+ * FAM_MOUNT=1: the mount API's cases only (run_mount: as root, setup and
+ * run in one mount namespace of their own).
  * Environment: FAM_DIRFD=N uses the inherited descriptor N as the dirfd of W
  * for the *at calls (a fenced run cannot open W itself); FAM_SO=PATH is the
  * tiny shared library setup copies for dlopen/dlmopen.
@@ -36,6 +38,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/ipc.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -153,7 +156,8 @@ static void copyfile(const char *from, const char *to)
 /* Fixture letters, each followed by an optional suffix up to a space:
  *   F file   S symlink to SUFFIX.target (and that file)   D directory with "file"
  *   T copy of /bin/true   P #! script "exit 0"   X file with xattr user.fam
- *   L copy of $FAM_SO */
+ *   L copy of $FAM_SO   B directory bind-mounted on itself (root, FAM_MOUNT only)
+ *   K symlink to a directory SUFFIX.target */
 static void fixtures(const char *spec)
 {
 	for (const char *s = spec; *s;) {
@@ -201,6 +205,17 @@ static void fixtures(const char *spec)
 			if (getenv("FAM_SO"))
 				copyfile(getenv("FAM_SO"), path);
 			break;
+		case 'B': /* a directory bind-mounted on itself: a mount's root */
+			if (mkdir(path, 0755) < 0 || mount(path, path, NULL, MS_BIND, NULL) < 0)
+				die("bind mount", path);
+			break;
+		case 'K': { /* a symlink to a directory SUFFIX.target */
+			char t[PATH_MAX];
+			snprintf(t, sizeof(t), "%s.target", path);
+			if (mkdir(t, 0755) < 0 || symlink(t, path) < 0)
+				die("symlink", path);
+			break;
+		}
 		default:
 			fprintf(stderr, "families: bad fixture %c\n", kind);
 			exit(2);
@@ -304,6 +319,94 @@ static void spawn_case(bool search, const char *prog, posix_spawn_file_actions_t
 	int st;
 	waitpid(pid, &st, 0);
 	res_status(st);
+}
+
+/* Does the kernel have open_tree_attr (Linux 6.15)?  (EBADF with it) */
+static bool have_open_tree_attr(void)
+{
+	return syscall(467, -1, "", 0, NULL, 0) == 0 || errno != ENOSYS;
+}
+
+/* The mount API's path-taking calls (FAM_MOUNT=1: only these; as root, in a
+ * mount namespace of the caller's own, where setup's bind mounts stay for
+ * the run).  Each leaves its mounts there (the namespace goes with it). */
+static void run_mount(void)
+{
+	struct mount_attr ma = {.attr_set = MOUNT_ATTR_NOSUID};
+	int fd, t;
+	CASE("open_tree", "D") res(open_tree(wfd, rel(""), OPEN_TREE_CLOEXEC));
+	CASE("open_tree-clone", "D") res(open_tree(wfd, rel(""), OPEN_TREE_CLONE | AT_RECURSIVE));
+	CASE("open_tree-symlink", "K") res(open_tree(wfd, rel(""), OPEN_TREE_CLONE));
+	CASE("open_tree-nofollow", "K") res(open_tree(wfd, rel(""), AT_SYMLINK_NOFOLLOW));
+	CASE("open_tree-empty", "D")
+	{
+		TRY(fd = openat(wfd, rel(""), O_PATH));
+		res(open_tree(fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE));
+	}
+	CASE("move_mount", "B D.tgt") res(move_mount(wfd, rel(""), wfd, rel(".tgt"), 0));
+	CASE("move_mount-detached", "D D.tgt")
+	{
+		/* a clone's descriptor (named "/" by the kernel) moved onto .tgt */
+		TRY(t = open_tree(wfd, rel(""), OPEN_TREE_CLONE));
+		TRY(mount_setattr(t, "", AT_EMPTY_PATH | AT_RECURSIVE, &ma, sizeof(ma)));
+		res(move_mount(t, "", wfd, rel(".tgt"), MOVE_MOUNT_F_EMPTY_PATH));
+	}
+	CASE("move_mount-tsymlinks", "B K.tgt")
+		res(move_mount(wfd, rel(""), wfd, rel(".tgt"), MOVE_MOUNT_T_SYMLINKS));
+	CASE("move_mount-nofollow", "K") /* the link itself: not a mount (EINVAL) */
+		res(move_mount(wfd, rel(""), wfd, rel(""), 0));
+	CASE("move_mount-tempty", "B D.tgt")
+	{
+		TRY(fd = openat(wfd, rel(".tgt"), O_PATH | O_DIRECTORY));
+		res(move_mount(wfd, rel(""), fd, "", MOVE_MOUNT_T_EMPTY_PATH));
+	}
+	CASE("fspick", "B") res(fspick(wfd, rel(""), FSPICK_CLOEXEC));
+	CASE("fspick-empty", "B")
+	{
+		TRY(fd = openat(wfd, rel(""), O_PATH | O_DIRECTORY));
+		res(fspick(fd, "", FSPICK_EMPTY_PATH));
+	}
+	CASE("mount_setattr", "B") res(mount_setattr(wfd, rel(""), 0, &ma, sizeof(ma)));
+	CASE("mount_setattr-empty", "B")
+	{
+		TRY(fd = openat(wfd, rel(""), O_PATH | O_DIRECTORY));
+		res(mount_setattr(fd, "", AT_EMPTY_PATH, &ma, sizeof(ma)));
+	}
+	/* tmpfs takes no file: EINVAL once the name is copied (a fenced run
+	 * refuses the name before) */
+	CASE("fsconfig-path", "D")
+	{
+		TRY(fd = fsopen("tmpfs", FSOPEN_CLOEXEC));
+		res(fsconfig(fd, FSCONFIG_SET_PATH, "source", rel(""), wfd));
+	}
+	CASE("fsconfig-path-empty", "D")
+	{
+		TRY(t = openat(wfd, rel(""), O_PATH | O_DIRECTORY));
+		TRY(fd = fsopen("tmpfs", FSOPEN_CLOEXEC));
+		res(fsconfig(fd, FSCONFIG_SET_PATH_EMPTY, "source", "", t));
+	}
+	CASE("fsconfig-source", "F")
+	{
+		TRY(fd = fsopen("tmpfs", FSOPEN_CLOEXEC));
+		res(fsconfig(fd, FSCONFIG_SET_STRING, "source", p, 0));
+	}
+	CASE("SYS_open_tree", "D") res(syscall(SYS_open_tree, wfd, rel(""), OPEN_TREE_CLONE));
+	CASE("SYS_move_mount", "B D.tgt") res(syscall(SYS_move_mount, wfd, rel(""), wfd, rel(".tgt"), 0));
+	CASE("SYS_fspick", "B") res(syscall(SYS_fspick, wfd, rel(""), 0));
+	CASE("SYS_mount_setattr", "B") res(syscall(SYS_mount_setattr, wfd, rel(""), 0, &ma, sizeof(ma)));
+	CASE("SYS_move_mount-null", "B D.tgt") /* a null name with T_EMPTY_PATH, as "" */
+	{
+		TRY(fd = openat(wfd, rel(".tgt"), O_PATH | O_DIRECTORY));
+		res(syscall(SYS_move_mount, wfd, rel(""), fd, NULL, MOVE_MOUNT_T_EMPTY_PATH));
+	}
+	CASE("SYS_fsconfig", "D")
+	{
+		TRY(fd = fsopen("tmpfs", FSOPEN_CLOEXEC));
+		res(syscall(SYS_fsconfig, fd, FSCONFIG_SET_PATH, "source", rel(""), wfd));
+	}
+	if (have_open_tree_attr())
+		CASE("SYS_open_tree_attr", "D")
+			res(syscall(467, wfd, rel(""), OPEN_TREE_CLONE, &ma, sizeof(ma)));
 }
 
 static void run_all(void)
@@ -958,6 +1061,9 @@ int main(int argc, char **argv)
 	}
 	const char *dfd = getenv("FAM_DIRFD");
 	wfd = dfd ? atoi(dfd) : open(W, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	run_all();
+	if (getenv("FAM_MOUNT"))
+		run_mount();
+	else
+		run_all();
 	return 0;
 }

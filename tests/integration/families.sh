@@ -381,4 +381,89 @@ if cmp -s "$W/before" "$W/after"; then ok "fenced: nothing under W changed"; els
 	bad "fenced: W changed:"; diff "$W/before" "$W/after" | sed 's/^/    /'
 fi
 check "fenced: violations reported" test "$(summary_field "$RF" violations)" -gt 0
+
+# ---------------------------------------------------------------------------
+# (c) the mount API (FAM_MOUNT=1: open_tree, open_tree_attr, move_mount, fspick,
+# mount_setattr, fsconfig, by libc and syscall()), as root, each run in a private
+# mount namespace of its own where setup's bind mounts stay for it: traced as in
+# (a); fenced as in (b), and fenced with W allowed (a clone's descriptor, which
+# the kernel names "/", must not be judged as "/").  Skipped without root.
+# ---------------------------------------------------------------------------
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
+	export FAM_MOUNT=1
+	mkdir "$W/m1" "$W/m2" "$W/m3" "$W/scratch/m4"
+	in_ns() { unshare -m --propagation private sh -c "$1"; }
+	in_ns "'$FAM' '$W/m1' setup && '$FAM' '$W/m1' run" > "$W/mout1" 2>&1
+	RM=$W/mtrace.jsonl
+	in_ns "'$FAM' '$W/m2' setup && '$ST' run --report '$RM' -- '$FAM' '$W/m2' run" > "$W/mout2" 2>&1
+	check "mount API: one line per case" test "$(wc -l < "$W/mout1")" -eq "$(FAM_MOUNT=1 "$FAM" "$W/m1" list | wc -l)"
+	if cmp -s "$W/mout1" "$W/mout2"; then ok "mount API: traced output identical to untraced"; else
+		bad "mount API: traced output differs from untraced:"; diff "$W/mout1" "$W/mout2" | sed 's/^/    /'
+	fi
+	cat > "$W/mexpect" <<'T'
+open_tree               Q fam-open_tree
+open_tree-clone         R fam-open_tree-clone
+open_tree-symlink       R fam-open_tree-symlink.target
+open_tree-nofollow      Q fam-open_tree-nofollow
+open_tree-empty         R fam-open_tree-empty
+move_mount              R fam-move_mount
+move_mount              W fam-move_mount.tgt
+move_mount-detached     R fam-move_mount-detached
+move_mount-detached     W fam-move_mount-detached.tgt
+move_mount-tsymlinks    R fam-move_mount-tsymlinks
+move_mount-tsymlinks    W fam-move_mount-tsymlinks.tgt.target
+move_mount-nofollow     R fam-move_mount-nofollow
+move_mount-nofollow     W fam-move_mount-nofollow
+move_mount-tempty       R fam-move_mount-tempty
+move_mount-tempty       W fam-move_mount-tempty.tgt
+fspick                  W fam-fspick
+fspick-empty            W fam-fspick-empty
+mount_setattr           W fam-mount_setattr
+mount_setattr-empty     W fam-mount_setattr-empty
+fsconfig-path           R fam-fsconfig-path
+fsconfig-path-empty     R fam-fsconfig-path-empty
+fsconfig-source         R fam-fsconfig-source
+SYS_open_tree           R fam-SYS_open_tree
+SYS_move_mount          R fam-SYS_move_mount
+SYS_move_mount          W fam-SYS_move_mount.tgt
+SYS_move_mount-null     R fam-SYS_move_mount-null
+SYS_move_mount-null     W fam-SYS_move_mount-null.tgt
+SYS_fspick              W fam-SYS_fspick
+SYS_mount_setattr       W fam-SYS_mount_setattr
+SYS_fsconfig            R fam-SYS_fsconfig
+SYS_open_tree_attr      R fam-SYS_open_tree_attr
+T
+	FAM_MOUNT=1 "$FAM" "$W/m1" list | cut -d' ' -f1 | while read -r n; do
+		grep -q "^$n " "$W/mexpect" || echo "$n"
+	done > "$W/muntabled"
+	check "mount API: every case has an expectation ($(tr '\n' ' ' < "$W/muntabled"))" test ! -s "$W/muntabled"
+	"$ST" report --list "$RM" > "$W/mlist"
+	while read -r n k path; do
+		# open_tree_attr only where the kernel has it (the driver lists it then)
+		grep -q "^$n " "$W/mout1" || continue
+		if grep -qxF "$k	$W/m2/$path" "$W/mlist"; then PASS=$((PASS+1)); else bad "mount API: recorded $n: $k $path"; fi
+	done < "$W/mexpect"
+	check "mount API: a clone's descriptor is not recorded as /" sh -c "! grep -qE '^[RWQ]	/\$' '$W/mlist'"
+	# fenced, W hidden: each call refused with ENOENT, no mount made or moved under W
+	RMF=$W/mfenced.jsonl
+	in_ns "'$FAM' '$W/m3' setup && grep -c '$W/m3' /proc/self/mountinfo > '$W/mcount1' &&
+		cd '$W/scratch' && FAM_DIRFD=9 '$ST' run --fence --policy '$W/policy' --report '$RMF' -- \
+		'$FAM' '$W/m3' run 9<'$W/m3'; grep -c '$W/m3' /proc/self/mountinfo > '$W/mcount2'" > "$W/moutf" 2>&1
+	check "mount API fenced: one line per case" test "$(wc -l < "$W/moutf")" -eq "$(wc -l < "$W/mout1")"
+	if grep -v ' ENOENT$' "$W/moutf" > "$W/mnotenoent"; then
+		bad "mount API fenced: calls that did not fail with ENOENT:"; sed 's/^/    /' "$W/mnotenoent"
+	else
+		ok "mount API fenced: every call fails with ENOENT"
+	fi
+	check "mount API fenced: no mount under W made or moved ($(cat "$W/mcount1" "$W/mcount2" | tr '\n' ' '))" \
+		cmp -s "$W/mcount1" "$W/mcount2"
+	check "mount API fenced: violations reported" test "$(summary_field "$RMF" violations)" -gt 0
+	# fenced, W allowed: each call as untraced ("/", a clone's kernel name, is not)
+	in_ns "'$FAM' '$W/scratch/m4' setup && cd '$W/scratch' && '$ST' run --fence --policy '$W/policy' -- '$FAM' '$W/scratch/m4' run" > "$W/mouta" 2>&1
+	if cmp -s "$W/mout1" "$W/mouta"; then ok "mount API fenced, W allowed: output as untraced"; else
+		bad "mount API fenced, W allowed: output differs from untraced:"; diff "$W/mout1" "$W/mouta" | sed 's/^/    /'
+	fi
+else
+	echo "skip - the mount API: needs root and a private mount namespace (unshare -m)"
+fi
 done_
