@@ -2000,8 +2000,8 @@ static bool pid_gone(long pid)
 	return pid > 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
-/* The owner pid in the header of the arena file DIR/NAME, or 0 when it
- * cannot be read or is not an arena of this layout. */
+/* The owner pid in the header of the arena file DIR/NAME (of any layout
+ * version), or 0 when it cannot be read or is no arena. */
 static long arena_owner(const char *dir, const char *dname)
 {
 	char path[PATH_MAX];
@@ -2012,11 +2012,12 @@ static long arena_owner(const char *dir, const char *dname)
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
+	/* only the frozen prefix (arena.h): an arena of any layout version,
+	 * another sandtrace's, names its owner at the same offset */
 	struct sandtrace_arena_header h;
-	ssize_t n = pread(fd, &h, sizeof(h), 0);
+	ssize_t n = pread(fd, &h, SANDTRACE_ARENA_FROZEN_BYTES, 0);
 	close(fd);
-	if (n != (ssize_t)sizeof(h) || h.magic != SANDTRACE_ARENA_MAGIC ||
-	    h.version != SANDTRACE_ARENA_VERSION)
+	if (n != (ssize_t)SANDTRACE_ARENA_FROZEN_BYTES || h.magic != SANDTRACE_ARENA_MAGIC)
 		return 0;
 	return (long)h.owner_pid;
 }
@@ -2026,8 +2027,10 @@ static long arena_owner(const char *dir, const char *dname)
  * them): their names carry the daemon's pid; a name whose pid is gone is
  * removed, unless the process that started that daemon (the header's owner)
  * still runs: its command may still be running, and its processes still
- * attach the arena by name (the run's own CLI removes it at the end).  A
- * reused pid keeps its arena (the safe direction).
+ * attach the arena by name (the run's own CLI removes it at the end).  So
+ * also for another sandtrace build's arena (another layout version): its
+ * owner is read from the header's frozen prefix.  A reused pid keeps its
+ * arena (the safe direction).
  */
 static void remove_dead_arenas(const char *where)
 {

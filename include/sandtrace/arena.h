@@ -82,6 +82,16 @@ enum sandtrace_arena_counter {
 	SANDTRACE_CTR_MAX = 8
 };
 
+/*
+ * The header's first 64 bytes (magic, version, header_size, size, bump,
+ * generation, root, policy, run_flags, owner_pid) keep their offsets in every
+ * layout version: a daemon of another version (two sandtrace builds on one
+ * machine) reads whose arena it is from them (owner_pid) before its sweep of
+ * dead daemons' arenas, and must not take a live run's arena for garbage
+ * because the rest of the header is laid out differently.
+ */
+#define SANDTRACE_ARENA_FROZEN_BYTES 64u
+
 struct sandtrace_arena_header {
 	uint64_t magic;                       /*  0: SANDTRACE_ARENA_MAGIC */
 	uint32_t version;                     /*  8: SANDTRACE_ARENA_VERSION */
@@ -156,6 +166,9 @@ struct sandtrace_arena_header {
 _Static_assert(offsetof(struct sandtrace_arena_header, bump) == 24, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, root) == 40, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, run_flags) == 56, "layout");
+_Static_assert(offsetof(struct sandtrace_arena_header, owner_pid) == 60, "layout (frozen)");
+_Static_assert(offsetof(struct sandtrace_arena_header, counters) == SANDTRACE_ARENA_FROZEN_BYTES,
+	       "the frozen prefix ends at owner_pid");
 _Static_assert(offsetof(struct sandtrace_arena_header, counters) == 64, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, log_table) == 128, "layout");
 _Static_assert(offsetof(struct sandtrace_arena_header, log_nchunks) == 144, "layout");

@@ -347,6 +347,24 @@ check "--arena-dir on a disk: refused (exit $rc), with the reason" \
 rc=$?
 check "--arena-dir missing: refused (exit $rc), naming it" \
 	sh -c '[ "$1" -ne 0 ] && grep -q "missing" "$2"' - "$rc" "$W/ad-missing.err"
+# the sweep of dead daemons' arenas reads an arena's owner from the header's
+# frozen prefix, whatever its layout version: another sandtrace build's run
+# (another version) whose daemon was killed keeps its arena while its CLI runs
+# (a sweep that read only its own version removed it, and that run's next
+# processes found no cache: a fenced run refused the files it allows)
+fake_arena() { # fake_arena FILE VERSION OWNER_PID
+	python3 -c 'import struct, sys
+h = struct.pack("<QII", 0x616e657261545453, int(sys.argv[2]), 1024) + bytes(44) + struct.pack("<I", int(sys.argv[3]))
+open(sys.argv[1], "wb").write(h + bytes(4096 - len(h)))' "$@"
+}
+sh -c 'exit 0' & dead=$!; wait $dead
+sh -c 'exit 0' & dead2=$!; wait $dead2
+fake_arena "$AD/sandtrace-$dead-00aa" 999 $$
+fake_arena "$AD/sandtrace-$dead2-00bb" 999 $dead
+"$ST" run --arena-dir "$AD" --report "$W/ad-sweep.jsonl" -- true
+check "sweep: another version's arena, its daemon dead, its owner alive: kept" test -e "$AD/sandtrace-$dead-00aa"
+check "sweep: another version's arena, daemon and owner dead: removed" test ! -e "$AD/sandtrace-$dead2-00bb"
+rm -f "$AD/sandtrace-$dead-00aa"
 HD=$W/huge
 mkdir -p "$HD"
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o huge=within_size,size=512m,mode=1777 st-integ "$HD" 2>/dev/null; then
