@@ -1,4 +1,5 @@
 /* shim/path.c - path arithmetic of the shim: join, clean, fold, and symlink resolution as the kernel does it. */
+#include <fcntl.h>
 #include <string.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -15,13 +16,103 @@ static ssize_t raw_readlink(const char *path, char *buf, size_t cap)
 	return ST_SYSCALL(SYS_readlinkat, AT_FDCWD, path, buf, cap);
 }
 
+/*
+ * A name the kernel refuses whole (ENAMETOOLONG: it and its NUL do not fit
+ * in PATH_MAX) is asked piecewise: the directory that holds its last
+ * component is opened by a chain of openat(O_PATH | O_DIRECTORY), each over
+ * a run of whole components shorter than PATH_MAX (copied out, as the name
+ * may not be written), and the call is made relative to it.  The components
+ * before the last are followed as the kernel would follow them (the path
+ * walk asks this only of names whose every earlier component it found not to
+ * be a link).  Reached only from the ENAMETOOLONG of a call by name, so a
+ * name shorter than PATH_MAX never costs more than it did.  Not marked
+ * cold: GCC would split the walk's call of it into a .cold part that
+ * layout.ld does not place with the walk (tests/shim_layout.py).
+ */
+static __attribute__((noinline)) int deep_dir(const char *p, size_t len, size_t *name_at)
+{
+	char piece[PATH_MAX];
+	size_t end = len; /* the '/' before the last component */
+	while (end > 0 && p[end - 1] != '/')
+		end--;
+	*name_at = end;
+	if (end == 0 || end == len) { /* not absolute, or no last component */
+		errno = ENOENT;
+		return -1;
+	}
+	end--; /* the directory part: p[0..end), "" for "/" */
+	int fd = AT_FDCWD;
+	size_t at = 0; /* p[at] is the '/' the next piece starts at */
+	do {
+		size_t stop = end;
+		if (stop - at >= PATH_MAX - 1) {
+			/* the longest run of whole components that fits (a
+			 * NAME_MAX component always does) */
+			stop = at + PATH_MAX - 2;
+			while (stop > at && p[stop] != '/')
+				stop--;
+			if (stop == at)
+				stop = end; /* one name longer than PATH_MAX: refused below */
+		}
+		/* the first piece is absolute; the next ones are below fd */
+		size_t from = fd == AT_FDCWD ? at : at + 1;
+		size_t n = stop - from;
+		if (n + 1 > sizeof(piece)) {
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		if (n == 0)
+			piece[n++] = fd == AT_FDCWD ? '/' : '.';
+		else
+			memcpy(piece, p + from, n);
+		piece[n] = 0;
+		int next = (int)ST_SYSCALL(SYS_openat, fd, piece, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0)
+			goto fail;
+		if (fd != AT_FDCWD)
+			ST_SYSCALL(SYS_close, fd);
+		fd = next;
+		at = stop;
+	} while (at < end);
+	return fd;
+fail:
+	if (fd != AT_FDCWD) {
+		int e = errno;
+		ST_SYSCALL(SYS_close, fd);
+		errno = e;
+	}
+	return -1;
+}
+
+long st__at_deep(long nr, const char *p, size_t len, long a3, long a4)
+{
+	size_t name;
+	int fd = deep_dir(p, len, &name);
+	if (fd < 0)
+		return -1;
+	long r = ST_SYSCALL(nr, fd, p + name, a3, a4);
+	int e = errno;
+	ST_SYSCALL(SYS_close, fd);
+	errno = e;
+	return r;
+}
+
+long st__at_abs(long nr, const char *p, long a3, long a4)
+{
+	long r = ST_SYSCALL(nr, AT_FDCWD, p, a3, a4);
+	if (r < 0 && errno == ENAMETOOLONG && p[0] == '/')
+		r = st__at_deep(nr, p, strlen(p), a3, a4);
+	return r;
+}
+
 /* Is path no directory, for sure (a file, or gone: ENOENT, ENOTDIR)?  What
- * cannot be asked (ENAMETOOLONG deeper than PATH_MAX, EACCES) is taken to be
- * one, as before the question.  The same errno contract as raw_readlink. */
+ * cannot be asked (EACCES) is taken to be one, as before the question; a
+ * name deeper than PATH_MAX is asked piecewise (st__at_abs).  The same
+ * errno contract as raw_readlink. */
 static bool raw_not_dir(const char *path)
 {
 	struct stat st;
-	if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0)
+	if (st__at_abs(SYS_newfstatat, path, (long)&st, 0) == 0)
 		return !S_ISDIR(st.st_mode);
 	return errno == ENOENT || errno == ENOTDIR;
 }
@@ -351,12 +442,25 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		unsure_dir = false;
 		if (n < 0) {
 			if (errno == EINVAL) { /* not a symlink: keep it */
+			plain:
 				olen = cand;
 				unsure_dir = true;
 				if (pristine && cand == pos)
 					conf = cand;
 				continue;
 			}
+			/* deeper than PATH_MAX: asked below a directory opened
+			 * piecewise (out[0..olen) is resolved, no link in it); a
+			 * link taken for a plain name would be judged as its own
+			 * name, not as what the call reaches */
+			if (errno == ENAMETOOLONG) {
+				n = st__at_deep(SYS_readlinkat, out, cand, (long)link,
+						(long)(sizeof(link) - 1));
+				if (n < 0 && errno == EINVAL)
+					goto plain;
+			}
+		}
+		if (n < 0) {
 			/* does not exist (or cannot be looked into): the kernel
 			 * fails there.  A rest with a ".." names a place it
 			 * never reached (L/../x, L a dangling link: the lookup

@@ -697,6 +697,23 @@ ssize_t st__fd_path(int fd, char *buf, size_t cap); /* platform hook: shim/os/<s
  * calls only: no malloc, async-signal-safe; a few descriptors are opened
  * and closed on the way.  Preserves errno. */
 ssize_t st__dir_path_deep(int dirfd, char *buf, size_t cap); /* platform hook */
+/* st__at_deep - the *at system call nr (dirfd, name, a3, a4) of the absolute
+ * name p[0..len), NUL-terminated, that the kernel refuses whole
+ * (ENAMETOOLONG: deeper than PATH_MAX): made relative to the directory that
+ * holds its last component, opened by a chain of openat(O_PATH) over pieces
+ * shorter than PATH_MAX (the components before the last are followed) and
+ * closed again.  libc's contract (-1 and errno).  Raw system calls only,
+ * async-signal-safe (shim/path.c).  A verdict must not depend on the
+ * shim's own ENAMETOOLONG: every question the shim asks of a path it
+ * built (a readlink in the walk, an existence or type check, an exec's
+ * probe) takes this way when the name is too long. */
+long st__at_deep(long nr, const char *p, size_t len, long a3, long a4);
+/* st__at_abs - nr(AT_FDCWD, p, a3, a4), and for an absolute p too long for
+ * the kernel, st__at_deep: the same answer at any depth.  A name shorter
+ * than PATH_MAX costs the call by name and a test of its result.  Not
+ * inline: each copy would grow the code in front of first_tls
+ * (tests/shim_layout.py). */
+long st__at_abs(long nr, const char *p, long a3, long a4);
 /* st__fd_name - the same, byte for byte as the kernel names it (a removed
  * file keeps its " (deleted)", as /proc/PID/exe does). */
 ssize_t st__fd_name(int fd, char *buf, size_t cap); /* platform hook: shim/os/<system>.c */

@@ -439,6 +439,73 @@ try:
 except OSError as e:
     print('refused', e.errno)" > "$W/deep.out" 2>&1
 check "deep cwd under a fence: refused, not written" sh -c "! grep -q WROTE $W/deep.out && [ -z \"\$(find $W/deep -name sneaky.txt)\" ]" && grep -q refused $W/deep.out
+# a symlink deeper than PATH_MAX (a name the kernel will not readlink whole) was taken for a
+# plain name: the access was judged as the link's own path (allowed) and the file it leads to,
+# which the sandbox hides, was read.  The shim asks such a name relative to a directory it
+# opens piecewise: the access is judged and recorded as the target, and the deep paths that
+# lead nowhere hidden (B34) still work.  Links: lnk (absolute, to a file), dlnk (to a hidden
+# directory, met mid-path), rlnk (relative, up and out with ".."), each read from the deep
+# directory as the cwd (a chdir chain) and through a descriptor (an openat chain).
+DL=$W/in/deeplink
+mkdir -p "$DL" "$W/out2"; echo secret2 > "$W/out2/secret"
+python3 -c "
+import os
+os.chdir('$DL')
+for i in range(25):
+    os.mkdir('y' * 200); os.chdir('y' * 200)
+os.symlink('$W/out/secret', 'lnk')
+os.symlink('$W/out', 'dlnk')
+os.symlink('../' * 27 + 'out/secret', 'rlnk')
+os.symlink('$W/out2/secret', 'lnk2')
+os.symlink('$W/in/mine', 'okl')
+open('plain', 'w').write('plain\n')"
+cat > "$W/in/deepread.py" <<'PY'
+import os, sys
+top, how = sys.argv[1], sys.argv[2]
+d = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+for i in range(25):
+    n = os.open('y' * 200, os.O_RDONLY | os.O_DIRECTORY, dir_fd=d); os.close(d); d = n
+if how == 'cwd':
+    os.fchdir(d)
+for name in sys.argv[3:]:
+    try:
+        if how == 'cwd':
+            fd = os.open(name, os.O_RDONLY)
+        else:
+            fd = os.open(name, os.O_RDONLY, dir_fd=d)
+        print(name, os.read(fd, 100).decode().strip()); os.close(fd)
+    except OSError as e:
+        print(name, 'refused', e.errno)
+PY
+DEEPD=$(cd "$DL" && python3 -c "import os; print(os.path.abspath('.'))")/$(python3 -c "print('/'.join(['y'*200]*25))")
+for how in cwd fd; do
+	R=$W/deeplink-$how.jsonl
+	out=$("$ST" run --fence --policy "$W/policy" --report "$R" -- /usr/bin/python3 "$W/in/deepread.py" "$DL" $how lnk dlnk/secret rlnk okl plain 2>&1 | tr '\n' ' ')
+	check "fenced, deep links ($how): the hidden file is not read, the allowed ones are (got: $out)" \
+		test "$out" = "lnk refused 2 dlnk/secret refused 2 rlnk refused 2 okl mine plain plain "
+	check "fenced, deep links ($how): a violation of the target" \
+		sh -c "grep '\"type\":\"violation\"' '$R' | grep -qF '\"path\":\"$W/out/secret\"'"
+	check "fenced, deep links ($how): the link's own name is not what was judged" \
+		sh -c "! grep '\"type\":\"violation\"' '$R' | grep -qF 'lnk\"'"
+	check "fenced, deep links ($how): the allowed target recorded" has R "$W/in/mine" "$R"
+	check "fenced, deep links ($how): the deep plain file recorded by its deep path" has R "$DEEPD/plain" "$R"
+	# a deny rule hides without a fence: a trace-only run with a policy
+	R=$W/deeplink-deny-$how.jsonl
+	printf 'deny read %s/out2\n' "$W" > "$W/deny2.pol"
+	out=$("$ST" run --policy "$W/deny2.pol" --report "$R" -- /usr/bin/python3 "$W/in/deepread.py" "$DL" $how lnk2 plain 2>&1 | tr '\n' ' ')
+	check "deny rule, deep link ($how): the denied file is not read (got: $out)" \
+		test "$out" = "lnk2 refused 2 plain plain "
+	check "deny rule, deep link ($how): a violation of the target" \
+		sh -c "grep '\"type\":\"violation\"' '$R' | grep -qF '\"path\":\"$W/out2/secret\"'"
+	# trace only: the read is recorded as the file the link leads to
+	R=$W/deeplink-trace-$how.jsonl
+	out=$("$ST" run --report "$R" -- /usr/bin/python3 "$W/in/deepread.py" "$DL" $how lnk dlnk/secret rlnk 2>&1 | tr '\n' ' ')
+	check "trace only, deep links ($how): read (got: $out)" \
+		test "$out" = "lnk secret dlnk/secret secret rlnk secret "
+	check "trace only, deep links ($how): recorded as the target" has R "$W/out/secret" "$R"
+	check "trace only, deep links ($how): no read recorded at the links' names" \
+		sh -c "! '$ST' report --list '$R' | grep -qE '^R	.*/(lnk|dlnk/secret|rlnk)$'"
+done
 # the directories on the way to what the policy allows stay visible (autoconf's shell search
 # stats "/"), their listings hide the rest, and they are not writable
 PW=$W/onlyw.policy

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -550,6 +551,93 @@ END_TEST
  * and only then: the caller walks again into a longer one (check.c's rhead,
  * then rbuf).  A walk that follows no link leaves its scratch untouched (the
  * thread's buffers: a page less for most accesses). */
+/* Names deeper than PATH_MAX, which the kernel refuses whole: st__at_deep
+ * asks them below a directory it opens piecewise, with the kernel's answer
+ * at every depth (components of every length from 1 to 255, so that the
+ * pieces end at ever other places), closes what it opened, and the walk
+ * follows a link there as it does above PATH_MAX (it took it for a plain
+ * name: ENAMETOOLONG).  Each answer is checked against the same call
+ * relative to a directory held by the test. */
+static int count_fds(void)
+{
+	int n = 0;
+	for (int fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+START_TEST(test_at_deep)
+{
+	static char p[3 * PATH_MAX], out[ST_PATH_BUF], scratch[ST_PATH_BUF], link[PATH_MAX];
+	bool magic;
+	make_tree();
+	char *rt = realpath(tree, NULL);
+	int fds = count_fds();
+	snprintf(p, sizeof(p), "%s/real/sub/file", rt);
+	/* a name the kernel takes is taken as it is */
+	struct stat a, b;
+	ck_assert_int_eq(st__at_abs(SYS_newfstatat, p, (long)&a, 0), 0);
+	size_t len = (size_t)snprintf(p, sizeof(p), "%s/deep", rt);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	int held = open(p, O_PATH | O_DIRECTORY);
+	ck_assert_int_ge(held, 0);
+	char name[256];
+	for (unsigned i = 0; len < 2 * PATH_MAX + 600; i++) {
+		size_t nl = 1 + (i * 37) % 255;
+		memset(name, 'a' + i % 26, nl);
+		name[nl] = 0;
+		ck_assert_int_eq(mkdirat(held, name, 0755), 0);
+		ck_assert_int_eq(symlinkat("../", held, "up"), 0);
+		ck_assert_int_eq(symlinkat(rt, held, "abs"), 0);
+		int f = openat(held, "f", O_CREAT | O_WRONLY, 0644);
+		ck_assert_int_ge(f, 0);
+		close(f);
+		int errs[] = {0, 0, 0, ENOENT};
+		const char *names[] = {"f", "up", name, "missing"};
+		for (int k = 0; k < 4; k++) {
+			snprintf(p + len, sizeof(p) - len, "/%s", names[k]);
+			errno = 0;
+			long r = st__at_abs(SYS_newfstatat, p, (long)&a, AT_SYMLINK_NOFOLLOW);
+			ck_assert_int_eq(r == 0 ? 0 : errno, errs[k]);
+			if (r == 0) {
+				ck_assert_int_eq(fstatat(held, names[k], &b, AT_SYMLINK_NOFOLLOW), 0);
+				ck_assert(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+			}
+			r = st__at_abs(SYS_readlinkat, p, (long)link, sizeof(link));
+			ck_assert_int_eq(r < 0 ? errno : 0, k == 1 ? 0 : k == 3 ? ENOENT : EINVAL);
+			ck_assert_int_eq(st__at_abs(SYS_faccessat, p, F_OK, 0) == 0, k < 3);
+		}
+		/* the walk: the link to the tree's root is followed at any depth,
+		 * a plain name kept */
+		snprintf(p + len, sizeof(p) - len, "/abs/real/sub/file");
+		ssize_t n = st__path_resolve(p, strlen(p), true, out, sizeof(out), &magic, scratch,
+					     sizeof(scratch), NULL);
+		if (strlen(p) < sizeof(scratch)) {
+			char want[PATH_MAX + 32];
+			snprintf(want, sizeof(want), "%s/real/sub/file", rt);
+			ck_assert_int_eq(n, (ssize_t)strlen(want));
+			ck_assert_str_eq(out, want);
+		}
+		snprintf(p + len, sizeof(p) - len, "/f");
+		n = st__path_resolve(p, strlen(p), true, out, sizeof(out), &magic, scratch,
+				     sizeof(scratch), NULL);
+		if (strlen(p) < sizeof(out)) {
+			ck_assert_int_eq(n, (ssize_t)strlen(p));
+			ck_assert_str_eq(out, p);
+		}
+		len += (size_t)snprintf(p + len, sizeof(p) - len, "/%s", name);
+		int next = openat(held, name, O_PATH | O_DIRECTORY);
+		ck_assert_int_ge(next, 0);
+		close(held);
+		held = next;
+	}
+	close(held);
+	ck_assert_int_eq(count_fds(), fds);
+	free(rt);
+	drop_tree();
+}
+END_TEST
+
 START_TEST(test_resolve_overflow)
 {
 	static char in[ST_PATH_BUF], out[ST_PATH_BUF], scratch[ST_PATH_BUF], want[ST_PATH_BUF];
@@ -663,6 +751,7 @@ Suite *suite_pathnorm(void)
 	tcase_add_test(tc, test_resolve_in_root);
 	tcase_add_test(tc, test_resolve_proc_fd);
 	tcase_add_test(tc, test_resolve_overflow);
+	tcase_add_test(tc, test_at_deep);
 	tcase_add_test(tc, test_copy_short);
 	suite_add_tcase(s, tc);
 	return s;
