@@ -309,7 +309,7 @@ static void fs_gen_bump(struct st_acc *a, enum bump how)
 static bool link_is_wide(const char *abs)
 {
 	struct stat st;
-	return ST_SYSCALL(SYS_newfstatat, AT_FDCWD, abs, &st, 0) != 0 || S_ISDIR(st.st_mode);
+	return st__at_abs(SYS_newfstatat, abs, (long)&st, 0) != 0 || S_ISDIR(st.st_mode);
 }
 
 /* Build a->abs: the absolute spelling, cleaned but with ".." kept. */
@@ -1189,7 +1189,7 @@ int st__pre(struct st_acc *a)
 		 * the name a symlink or a directory, or absent? (st__post) */
 		struct stat st;
 		a->ns_change = true;
-		if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (st__at_abs(SYS_newfstatat, a->abs, (long)&st, AT_SYMLINK_NOFOLLOW) == 0) {
 			a->was_link = S_ISLNK(st.st_mode);
 			a->was_dir = S_ISDIR(st.st_mode);
 			a->link_wide = a->was_link && link_is_wide(a->abs);
@@ -1295,8 +1295,9 @@ void st__post(struct st_acc *a, int err)
 		struct stat st;
 		int now = -1; /* the name's type after the call, -1: gone */
 		if (a->was_missing || a->pair || a->was_dir)
-			now = ST_SYSCALL(SYS_newfstatat, AT_FDCWD, a->abs, &st,
-					 AT_SYMLINK_NOFOLLOW) == 0 ? (int)(st.st_mode & S_IFMT) : -1;
+			now = st__at_abs(SYS_newfstatat, a->abs, (long)&st, AT_SYMLINK_NOFOLLOW) == 0
+				  ? (int)(st.st_mode & S_IFMT)
+				  : -1;
 		if (a->was_dir && a->pair)
 			fs_gen_bump(a, BUMP_GLOBAL);
 		else if (a->was_dir && now != S_IFDIR)

@@ -298,8 +298,10 @@ static bool is_go_note(int fd, const unsigned char *head, size_t hlen, const Elf
  * the probe. */
 static int probe_open(int dirfd, const char *path)
 {
-	return (int)ST_SYSCALL(SYS_openat, dirfd, path,
-			       O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fl = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	if (dirfd == AT_FDCWD) /* a resolved name deeper than PATH_MAX too */
+		return (int)st__at_abs(SYS_openat, path, fl, 0);
+	return (int)ST_SYSCALL(SYS_openat, dirfd, path, fl);
 }
 
 /* Is the head of a file (hlen bytes) a 64-bit ELF program of this machine,
@@ -605,7 +607,7 @@ static int note_second(const char *path, unsigned kind, const char *dir)
 		st__acc_done(b);
 		return e;
 	}
-	bool there = ST_SYSCALL(SYS_faccessat, AT_FDCWD, path, F_OK) == 0;
+	bool there = st__at_abs(SYS_faccessat, path, F_OK, 0) == 0;
 	st__post(b, there ? 0 : ENOENT);
 	return 0;
 }
@@ -1183,9 +1185,9 @@ static bool spawn_find(const char *file, char *out, size_t cap, const char **cur
 		 * execute permission is passed over (EACCES), a name that is
 		 * not there is a failed lookup */
 		struct stat st;
-		if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, out, &st, 0) != 0)
+		if (st__at_abs(SYS_newfstatat, out, (long)&st, 0) != 0)
 			st__record_path(AT_FDCWD, out, K_X, false, ENOENT);
-		else if (S_ISREG(st.st_mode) && ST_SYSCALL(SYS_faccessat, AT_FDCWD, out, X_OK) == 0)
+		else if (S_ISREG(st.st_mode) && st__at_abs(SYS_faccessat, out, X_OK, 0) == 0)
 			return true;
 		else {
 			st__record_path(AT_FDCWD, out, K_Q, false, 0); /* there, not runnable */

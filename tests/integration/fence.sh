@@ -506,6 +506,81 @@ for how in cwd fd; do
 	check "trace only, deep links ($how): no read recorded at the links' names" \
 		sh -c "! '$ST' report --list '$R' | grep -qE '^R	.*/(lnk|dlnk/secret|rlnk)$'"
 done
+# the shim's own questions of a deep name it built (an exec's probe of the program, the
+# type of a name before and after a namespace write) failed with ENAMETOOLONG: a deep #!
+# script's hidden interpreter was never seen (the probe could not open the script) and ran;
+# a link made at a deep name left the verdict kept for the name while it was missing, so
+# the hidden file it leads to was read
+python3 -c "
+import os, shutil
+os.chdir('$DL')
+for i in range(25):
+    os.chdir('y' * 200)
+shutil.copy('$W/in/bin/viaout', 'viaout')"
+cat > "$W/in/deepns.py" <<'PY'
+import os, sys
+top, secret, mine = sys.argv[1:4]
+d = os.open(top, os.O_RDONLY | os.O_DIRECTORY)
+for i in range(25):
+    n = os.open('y' * 200, os.O_RDONLY | os.O_DIRECTORY, dir_fd=d); os.close(d); d = n
+os.fchdir(d)
+def rd(name):
+    try:
+        with open(name) as f:
+            return f.read().strip()
+    except OSError as e:
+        return 'refused %d' % e.errno
+out = []
+if sys.argv[4] == 'exec':
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.execv('./viaout', ['./viaout'])
+        except OSError as e:
+            os._exit(e.errno)
+    print('exec', os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+    sys.exit(0)
+if sys.argv[4] == 'spawn':
+    try:
+        pid = os.posix_spawn('./viaout', ['./viaout'], os.environ)
+        print('spawn ran', os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+    except OSError as e:
+        print('spawn', e.errno)
+    sys.exit(0)
+out.append(rd('new'))              # missing: its verdict is kept
+os.symlink(secret, 'new')         # a link made there
+out.append(rd('new'))
+os.symlink(mine, 'old')
+out.append(rd('old'))
+os.symlink(secret, 'tmp')
+os.rename('tmp', 'old')           # a link moved over a link
+out.append(rd('old'))
+print(' '.join(out))
+PY
+R=$W/deepns.jsonl
+out=$("$ST" run --fence --policy "$W/policy" --report "$R" -- /usr/bin/python3 "$W/in/deepns.py" "$DL" "$W/out/secret" "$W/in/mine" ns 2>&1)
+check "fenced, a link made or moved at a deep name: judged anew (got: $out)" \
+	test "$out" = "refused 2 refused 2 mine refused 2"
+for how in exec spawn; do
+	R=$W/deep$how.jsonl
+	out=$("$ST" run --fence --policy "$W/policy" --report "$R" -- /usr/bin/python3 "$W/in/deepns.py" "$DL" "$W/out/secret" "$W/in/mine" $how 2>&1)
+	check "fenced, $how of a deep #! script whose interpreter is hidden: ENOENT (got: $out)" test "$out" = "$how 2"
+	check "... the interpreter's exec is a violation" \
+		sh -c "grep '\"type\":\"violation\"' '$R' | grep -qF '\"path\":\"$W/out/bin/interp\"'"
+done
+# a PATH candidate of posix_spawnp, under the child's directory (addchdir), longer than
+# PATH_MAX: its stat failed with ENAMETOOLONG and it was passed over as missing, unjudged,
+# and the child's own search ran it (here a link to a program the sandbox hides)
+SP=$W/in/sp/$(python3 -c "print('/'.join(['s'*200]*19) + '/' + 's'*100)")
+mkdir -p "$SP"
+PP=$(python3 -c "print('p'*250)")
+python3 -c "
+import os
+os.chdir('$SP')
+os.symlink('$W/out/bin/interp', '$PP')"
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" spawnp-chdir "$SP" "$PP" spout 2>&1)
+check "fenced, spawnp of a candidate deeper than PATH_MAX that leads to a hidden program: ENOENT (got: $out)" \
+	test "$out" = ENOENT
 # the directories on the way to what the policy allows stay visible (autoconf's shell search
 # stats "/"), their listings hide the rest, and they are not writable
 PW=$W/onlyw.policy
