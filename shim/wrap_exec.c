@@ -585,6 +585,28 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
 	h->slen = sl;
 }
 
+/*
+ * A program run by a name that is a symlink (gcc -> gcc-12, ar ->
+ * x86_64-linux-gnu-ar, /bin/sh -> dash, an interpreter named through a
+ * link): the kernel read the link, so the package that owns it was used, as
+ * docs/AUDIT.md says and the auditor counts.  The exec's record names what
+ * the link leads to; the link itself is recorded as a query of the name, not
+ * followed (as lstat would record it), unjudged as a PATH probe is: the exec
+ * was judged by what it runs.  One readlink an exec; the record's key keeps
+ * it to one a run (the first process), with the arena or without it.
+ */
+static void note_link(const struct st_acc *a)
+{
+	const char *name = a->path;
+	if (a->skip || a->magic_fd || !name || !name[0] ||
+	    (a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN)))
+		return;
+	char c;
+	if (ST_SYSCALL(SYS_readlinkat, a->dirfd, name, &c, 1) < 0)
+		return; /* not a link (EINVAL), or not there */
+	st__record_path(a->dirfd, name, K_Q, true, 0);
+}
+
 /* A second file an exec runs (a #! interpreter, the program the dynamic
  * loader is asked to load), judged as an access of kind of its own: 0, or
  * the errno of its refusal (ENOENT: one the sandbox hides fails the exec as
@@ -609,6 +631,8 @@ static int note_second(const char *path, unsigned kind, const char *dir)
 	}
 	bool there = st__at_abs(SYS_faccessat, path, F_OK, 0) == 0;
 	st__post(b, there ? 0 : ENOENT);
+	if (there && kind == K_X)
+		note_link(b); /* b->path is the caller's: slot 1 may take it again */
 	return 0;
 }
 
@@ -660,6 +684,7 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 		st__send_access(&acc, path, acc.path_len, NULL, 0);
 	}
 	st__post(a, 0);
+	note_link(a);
 	if (!why && interp[0]) {
 		/* the interpreter is an exec of its own, judged as one: one the
 		 * sandbox hides fails the exec as a missing interpreter does

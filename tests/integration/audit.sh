@@ -75,6 +75,23 @@ check "owner map: zz-port undeclared" test "$(records "$R" package '" ".join(sor
 printf 'ask read %s/opt\nallow any /\n' "$W" > "$W/policy2"
 "$ST" run --fence --policy "$W/policy2" --owners "$W/owners" --dpkg-root "$S/tests/fixtures/dpkg" --no-implicit-deps --deps ok-port -- gcc -I"$W/opt/include" -c uses.c -o uses2.o 2>/dev/null
 check "owner map + fence: undeclared header hidden" test ! -e uses2.o
+# a program (or an interpreter) run by a name that is a symlink: the link's
+# package was used (gcc -> gcc-12 is package gcc's, ar -> x86_64-linux-gnu-ar
+# binutils'); the exec was recorded only as what the link leads to, so the
+# package that owns the link was never counted, with the arena or without it
+mkdir -p "$W/lk"; cp /bin/true "$W/lk/real-tool"; ln -s real-tool "$W/lk/tool"; ln -s /bin/sh "$W/lk/interp"
+printf '#!%s/lk/interp\nexit 0\n' "$W" > "$W/lk/script"; chmod +x "$W/lk/script"
+printf '%s/lk/tool\tlink-port\n%s/lk/real-tool\treal-port\n%s/lk/interp\tinterp-port\n%s/lk/script\treal-port\n' "$W" "$W" "$W" "$W" > "$W/lk/owners"
+for nc in "" --no-cache; do
+	R=$W/lk/r$nc.jsonl
+	"$ST" run $nc --audit --owners "$W/lk/owners" --dpkg-root "$S/tests/fixtures/dpkg" --no-implicit-deps --deps real-port \
+		--report "$R" -- sh -c "$W/lk/tool && $W/lk/script && cd $W/lk && PATH=$W/lk ./tool && PATH=$W/lk tool"
+	got=$(records "$R" package '" ".join(sorted(r["package"] for r in rs if r.get("declared") is False))')
+	check "a program and an interpreter run through links${nc:+ ($nc)}: the links' packages used, undeclared (got: $got)" \
+		test "$got" = "interp-port link-port"
+	check "... the link recorded once, as a query of its name${nc:+ ($nc)}" \
+		test "$("$ST" report --list "$R" | grep -c "^Q	$W/lk/tool\$")" = 1
+done
 printf '/a\tp\n/b p\n' > "$W/bad-owners"
 msg=$("$ST" run --audit --owners "$W/bad-owners" -- true 2>&1); rc=$?
 check "malformed owner map refused" test $rc -eq 125
