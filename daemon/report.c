@@ -120,6 +120,8 @@ json_t *st__rec_access(const struct st__access_rec *r)
 		put(o, "package", json_string(r->package), &ok);
 	if (r->fail_open)
 		put(o, "fail_open", json_true(), &ok);
+	if (r->unresolved)
+		put(o, "unresolved", json_true(), &ok);
 	if (r->untraced)
 		put(o, "untraced", json_string(st__untraced_name(r->untraced)), &ok);
 	return finish(o, ok);

@@ -38,6 +38,7 @@ struct st__access_rec {
 			       "declared", "undeclared"; NULL = no ask rule */
 	const char *package; /* the owning package of an asked path, or NULL */
 	bool fail_open;	    /* allowed only because the daemon was lost */
+	bool unresolved;    /* the path is a spelling the shim could not resolve */
 	unsigned untraced;  /* enum sandtrace_untraced, 0 = traced */
 };
 json_t *st__rec_access(const struct st__access_rec *r);

@@ -602,6 +602,7 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 		    .asked = asked,
 		    .package = owner ? owner->name : NULL,
 		    .fail_open = (a->flags & SANDTRACE_AF_FAIL_OPEN) != 0,
+		    .unresolved = (a->flags & SANDTRACE_AF_UNRESOLVED) != 0,
 		    .untraced = (a->flags & SANDTRACE_AF_UNTRACED) ? (a->aux ? a->aux : 3u) : 0,
 		};
 		if (st__report_emit(&d->report, st__rec_access(&r)) < 0)

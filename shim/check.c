@@ -118,6 +118,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->ns_change = false;
 	a->quiet = false;
 	a->unjudgeable = false;
+	a->unresolved = false;
 	a->was_link = false;
 	a->link_wide = false;
 	a->was_dir = false;
@@ -349,10 +350,13 @@ static bool make_abs(struct st_acc *a)
 		if (blen < 0) {
 			/* EBADF, ENOTDIR, a non-file: the kernel decides.  But a
 			 * directory deeper than PATH_MAX has no name the kernel
-			 * will give: a fenced run cannot judge it and refuses
-			 * (fail closed); a trace-only run lets it through. */
+			 * will give, and one deeper than 2 x PATH_MAX none the
+			 * shim can build: a run whose policy can refuse (a
+			 * fence, a deny or an ask rule) cannot judge it and
+			 * refuses (fail closed: a deny rule could be passed by
+			 * a link there); a trace-only run lets it through. */
 			a->skip = true;
-			if ((st__g.flags & SANDTRACE_F_FENCED) && blen == -ENAMETOOLONG)
+			if (blen == -ENAMETOOLONG && st__listing_filtered())
 				a->unjudgeable = true;
 			return false;
 		}
@@ -454,6 +458,7 @@ static void resolve(struct st_acc *a)
 	int saved = errno;
 	ssize_t n = -1;
 	char *out = NULL;
+	bool overflow = false;
 	if (a->abs_len + 1 <= sizeof(a->rbuf)) {
 		/* the directory part: "/a/b" of "/a/b/c" (none for "/c") */
 		const char *e = memrchr(a->abs, '/', a->abs_len);
@@ -489,6 +494,7 @@ static void resolve(struct st_acc *a)
 					     &a->magic_fd, st__tls()->scratch, ST_PATH_BUF, &w);
 		}
 		a->via_link = w.via_link;
+		overflow = w.overflow;
 		if (memo && !w.known && n >= 0 && w.confirmed >= dlen) {
 			k = key_with(a, gen, dlen, &klen);
 			sandtrace_ctrie_insert(&st__g.arena, KEY_DIR_SELF, k, klen, 1, NULL);
@@ -497,6 +503,11 @@ static void resolve(struct st_acc *a)
 			memcpy(a->abs - KEY_GEN, held, KEY_GEN);
 	}
 	errno = saved;
+	/* longer than the walk's buffers (2 x PATH_MAX: a deep cwd joined to
+	 * a relative name, links whose resolution grows): what it leads to
+	 * is unknown, so its spelling is no ground for a verdict */
+	if (n < 0 && (a->abs_len + 1 > sizeof(a->rbuf) || overflow))
+		a->unresolved = true;
 	if (n < 0 && a->magic_fd) {
 		a->skip = true; /* a pipe, socket or tty by number: not a file dependency */
 		a->rpath = a->abs;
@@ -577,6 +588,8 @@ static uint32_t decide_local(struct st_acc *a, unsigned cls)
 	resolve(a);
 	if (a->via_link & ST_VIA_HIDDEN)
 		return SANDTRACE_DENY; /* through a hidden directory (rpath names it) */
+	if (a->unresolved) /* a sandbox that can refuse: fail closed, as unjudgeable */
+		return SANDTRACE_DENY | SANDTRACE_V_EACCES;
 	if (a->skip || (a->magic_fd && magic_fd_grants(a)))
 		return SANDTRACE_ALLOW;
 	const struct sandtrace_policy_table *pol = atomic_load(&st__g.policy);
@@ -642,6 +655,10 @@ static uint32_t decide_remote(struct st_acc *a)
 	resolve(a);
 	if (a->via_link & ST_VIA_HIDDEN)
 		return SANDTRACE_DENY;
+	/* as decide_local, when the policy can refuse (else the daemon allows
+	 * the spelling, and the record marks it) */
+	if (a->unresolved && st__listing_filtered())
+		return SANDTRACE_DENY | SANDTRACE_V_EACCES;
 	if (a->skip || (a->magic_fd && magic_fd_grants(a)))
 		return SANDTRACE_ALLOW;
 	struct sandtrace_verdict vd;
@@ -669,6 +686,8 @@ static void send_record(struct st_acc *a, unsigned kind, int err, uint16_t flags
 		acc.flags |= SANDTRACE_AF_FAIL_OPEN;
 	if (a->asked)
 		acc.flags |= SANDTRACE_AF_ASKED;
+	if (a->unresolved)
+		acc.flags |= SANDTRACE_AF_UNRESOLVED;
 	st__send_access(&acc, a->rpath, a->rpath_len, NULL, 0);
 }
 
@@ -786,6 +805,8 @@ static bool post_identity(struct st_acc *a, unsigned kind)
 			acc.flags |= SANDTRACE_AF_FAIL_OPEN;
 		if (a->asked)
 			acc.flags |= SANDTRACE_AF_ASKED;
+		if (a->unresolved)
+			acc.flags |= SANDTRACE_AF_UNRESOLVED;
 		/* the identity travels as the last part of the payload */
 		st__send_access(&acc, a->rpath, a->rpath_len, (const char *)&id, sizeof(id));
 	}
@@ -851,7 +872,8 @@ static bool keyable(const struct st_acc *a)
 	 * ST_VIA_HELD): the same bytes, as a cwd joined to a relative name
 	 * or spelled from "/", are refused to a process that does not hold
 	 * the directory and allowed to one that does */
-	return !(a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN | ST_VIA_HELD)) && !root_len(a);
+	return !(a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN | ST_VIA_HELD)) && !root_len(a) &&
+	       !a->unresolved;
 }
 static const char *key_as_resolved(struct st_acc *a, size_t *len)
 {

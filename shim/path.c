@@ -368,9 +368,10 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 	*via = 0;
 	if (w)
 		w->confirmed = 0, w->overflow = false;
-	if (len + 1 > rcap || len == 0 || in[0] != '/' || known >= len ||
-	    (known && in[known] != '/') || root > known)
+	if (len == 0 || in[0] != '/' || known >= len || (known && in[known] != '/') || root > known)
 		return -1;
+	if (len + 1 > rcap)
+		goto overflow;
 	if (known + 1 > cap)
 		goto overflow;
 	const char *cur = in;
@@ -531,7 +532,7 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		/* rest := link + cur[pos..] */
 		size_t tail = rlen - pos;
 		if ((size_t)n + tail + 1 > rcap)
-			return -1;
+			goto overflow; /* the rest to walk is too long for rest */
 		memmove(rest + n, cur + pos, tail); /* cur is in (apart) or rest */
 		memcpy(rest, link, (size_t)n);
 		rlen = (size_t)n + tail;

@@ -437,7 +437,11 @@ struct st_acc {
 	unsigned verdict;     /* enum sandtrace_action applied */
 	int deny_err;         /* ENOENT or EACCES */
 	bool quiet;           /* a refusal is not a violation (listing filters) */
-	bool unjudgeable;     /* fenced, and the directory is too deep to be named */
+	bool unjudgeable;     /* the policy can refuse (st__listing_filtered), and the
+				 directory is too deep to be named: refused (EACCES) */
+	bool unresolved;      /* the name is too long for the walk's buffers (resolve): judged
+				 unjudgeable under a policy that can refuse, recorded by its
+				 spelling (marked) otherwise; never keyed */
 	bool ns_change;       /* a namespace write: may change symlink resolution */
 	bool was_link;        /* the name was a symlink before the call */
 	bool link_wide;       /* ... that reached past its own name (link_is_wide) */
@@ -797,8 +801,9 @@ struct st_walk {
 	 * ST_VIA_MAGIC when one of them was a /proc magic link (what it names
 	 * moves with the process); ST_VIA_HIDDEN and ST_VIA_HELD as above */
 	unsigned via_link;
-	/* out: the -1 return was for want of room in out (a caller with a
-	 * short out may try again with a longer one) */
+	/* out: the -1 return was for want of room: in out (a caller with a
+	 * short out may try again with a longer one), or in scratch (in, or
+	 * what is left to walk after a link, is longer than scap) */
 	bool overflow;
 };
 #define ST_VIA_LINK 1u

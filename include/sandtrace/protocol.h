@@ -90,8 +90,10 @@ enum sandtrace_access_flags {
 	SANDTRACE_AF_TWO_PATHS = 1u << 4,  /* payload holds path2 after path (rename, link) */
 	SANDTRACE_AF_ASKED = 1u << 5,      /* the verdict came from an ask rule */
 	SANDTRACE_AF_IDENTITY = 1u << 6,   /* struct sandtrace_identity follows the path bytes */
-	SANDTRACE_AF_VERIFY = 1u << 7      /* with AF_REPLY|AF_IDENTITY: check this file version
+	SANDTRACE_AF_VERIFY = 1u << 7,     /* with AF_REPLY|AF_IDENTITY: check this file version
 					      against the run's --verify manifest */
+	SANDTRACE_AF_UNRESOLVED = 1u << 8  /* the name was too long for the shim to resolve: the
+					      path is its spelling, not what it leads to */
 };
 
 /*

@@ -506,6 +506,77 @@ for how in cwd fd; do
 	check "trace only, deep links ($how): no read recorded at the links' names" \
 		sh -c "! '$ST' report --list '$R' | grep -qE '^R	.*/(lnk|dlnk/secret|rlnk)$'"
 done
+# a name longer than the walk's buffers (2 x PATH_MAX) was judged by its spelling: a link
+# met there led to a hidden or denied file, which was read.  Now such a name fails closed
+# (EACCES, a violation of its spelling) under any policy that can refuse, and a trace
+# records its spelling marked "unresolved".  Three ways past 8 KiB, each from a cwd in the
+# allowed tree: a deep cwd (6.9 KiB) joined to a relative name of 1.6 KiB (the spelling
+# overflows); a short link there, jump, whose relative target is 1.6 KiB deeper (the
+# resolution overflows); a cwd deeper than 8 KiB (no name the shim can build; refused
+# before only under a fence, now under a deny rule too).  The policy's allowed tree is
+# $W/in: a plain deep file past 8 KiB is refused too (fail closed).
+OV=$W/in/ov
+mkdir -p "$OV"
+python3 -c "
+import os
+os.chdir('$OV')
+for i in range(42):
+    if i == 34:
+        os.symlink('/'.join(['z' * 200] * 8), 'jump')
+    os.mkdir('z' * 200); os.chdir('z' * 200)
+os.symlink('$W/out/secret', 'lnk')
+os.symlink('$W/out2/secret', 'lnk2')
+open('plain', 'w').write('plain\n')"
+cat > "$W/in/ovread.py" <<'PY'
+import os, sys
+os.chdir(sys.argv[1])
+for i in range(int(sys.argv[2])):
+    os.chdir('z' * 200)
+for name in sys.argv[3:]:
+    try:
+        fd = os.open(name, os.O_RDONLY)
+        print(name.split('/')[-1], os.read(fd, 100).decode().strip()); os.close(fd)
+    except OSError as e:
+        print(name.split('/')[-1], 'refused', e.errno)
+PY
+LONG=$(python3 -c "print('/'.join(['z' * 200] * 8))")
+R=$W/ov-fence.jsonl
+out=$("$ST" run --fence --policy "$W/policy" --report "$R" -- /usr/bin/python3 "$W/in/ovread.py" "$OV" 34 "$LONG/lnk" jump/lnk jump/plain 2>&1 | tr '\n' ' ')
+check "fenced, a name past 2 x PATH_MAX: refused, the hidden file not read (got: $out)" \
+	test "$out" = "lnk refused 13 lnk refused 13 plain refused 13 "
+check "fenced, a name past 2 x PATH_MAX: a violation of its spelling" \
+	sh -c "grep '\"type\":\"violation\"' '$R' | grep -qF 'zzz/jump/lnk\"'"
+printf 'deny read %s/out2\n' "$W" > "$W/deny3.pol"
+R=$W/ov-deny.jsonl
+out=$("$ST" run --policy "$W/deny3.pol" --report "$R" -- /usr/bin/python3 "$W/in/ovread.py" "$OV" 34 "$LONG/lnk2" jump/lnk2 2>&1 | tr '\n' ' ')
+check "deny rule, a name past 2 x PATH_MAX: refused, the denied file not read (got: $out)" \
+	test "$out" = "lnk2 refused 13 lnk2 refused 13 "
+# a cwd made deeper than 8 KiB by moving a directory above it (a chdir there is refused)
+mkdir -p "$W/in/ovt" "$W/in/ovpad"
+python3 -c "
+import os
+os.chdir('$W/in/ovt')
+for i in range(30):
+    os.mkdir('z' * 200); os.chdir('z' * 200)
+os.symlink('$W/out2/secret', 'lnk2')
+os.chdir('$W/in/ovpad')
+for i in range(12):
+    os.mkdir('z' * 200); os.chdir('z' * 200)"
+out=$("$ST" run --policy "$W/deny3.pol" -- /usr/bin/python3 -c "
+import os
+os.chdir('$W/in/ovt')
+for i in range(30):
+    os.chdir('z' * 200)
+os.rename('$W/in/ovt', '$W/in/ovpad/' + '/'.join(['z' * 200] * 12) + '/t')
+try: print('lnk2', open('lnk2').read().strip())
+except OSError as e: print('lnk2 refused', e.errno)" 2>&1 | tr '\n' ' ')
+check "deny rule, a cwd deeper than 2 x PATH_MAX: refused, the denied file not read (got: $out)" \
+	test "$out" = "lnk2 refused 13 "
+R=$W/ov-trace.jsonl
+out=$("$ST" run --report "$R" -- /usr/bin/python3 "$W/in/ovread.py" "$OV" 34 "$LONG/lnk" jump/lnk 2>&1 | tr '\n' ' ')
+check "trace only, a name past 2 x PATH_MAX: read (got: $out)" test "$out" = "lnk secret lnk secret "
+check "trace only, a name past 2 x PATH_MAX: recorded by its spelling, marked unresolved" \
+	sh -c "grep '\"unresolved\":true' '$R' | grep -qF 'zzz/jump/lnk\"' && grep '\"unresolved\":true' '$R' | grep -qF 'zzz/lnk\"'"
 # the shim's own questions of a deep name it built (an exec's probe of the program, the
 # type of a name before and after a namespace write) failed with ENAMETOOLONG: a deep #!
 # script's hidden interpreter was never seen (the probe could not open the script) and ran;
