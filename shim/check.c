@@ -1437,8 +1437,13 @@ bool st__hidden(int dirfd, const char *path)
 
 bool st__entry_hidden(char *dir, ssize_t dl, const char *name, size_t nl)
 {
-	if (dl < 0 || dl > PATH_MAX || nl > NAME_MAX || (nl == 1 && name[0] == '.') ||
-	    (nl == 2 && !memcmp(name, "..", 2)))
+	if (nl > NAME_MAX || (nl == 1 && name[0] == '.') || (nl == 2 && !memcmp(name, "..", 2)))
+		return false;
+	/* a directory deeper than 2 x PATH_MAX has no name to judge its
+	 * entries by: hidden, as its relative accesses are refused (make_abs) */
+	if (dl == -ENAMETOOLONG)
+		return true;
+	if (dl < 0)
 		return false;
 	dir[dl] = '/';
 	memcpy(dir + dl + 1, name, nl);
@@ -1446,6 +1451,32 @@ bool st__entry_hidden(char *dir, ssize_t dl, const char *name, size_t nl)
 	bool hide = st__hidden(AT_FDCWD, dir);
 	dir[dl] = 0;
 	return hide;
+}
+
+char *st__dir_map(size_t dl, size_t *map)
+{
+	size_t m = (dl + NAME_MAX + 2 + 4095) & ~(size_t)4095;
+	char *p = mmap(NULL, m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	*map = m;
+	return p;
+}
+
+ssize_t st__listing_dir(int fd, char *dir, char **out, size_t *map)
+{
+	*out = dir;
+	*map = 0;
+	ssize_t dl = st__fd_path(fd, dir, PATH_MAX);
+	if (dl != -ENAMETOOLONG)
+		return dl;
+	/* deeper than PATH_MAX: named by the shim (st__dir_path_deep), up to
+	 * 2 x PATH_MAX, in a mapping of its own (cold) */
+	char *p = st__dir_map(ST_PATH_BUF, map);
+	if (!p)
+		return -ENAMETOOLONG; /* no room to name it: fail closed */
+	*out = p;
+	return st__fd_path(fd, p, ST_PATH_BUF);
 }
 
 static void record_in(struct st_acc *a, int dirfd, const char *path, unsigned kind, bool nofollow,

@@ -655,9 +655,19 @@ bool st__hidden(int dirfd, const char *path);
 /* st__entry_hidden - st__hidden of the entry name[0..nl) of a listed
  * directory whose absolute path is dir[0..dl) (dir has room for NAME_MAX + 2
  * bytes more).  ".", "..", a name longer than NAME_MAX, and any entry of a
- * directory that could not be named (dl < 0) or is longer than PATH_MAX,
- * never are.  dir[dl] is left NUL; inside an entered wrapper. */
+ * directory that could not be named (dl < 0) never are, but every other
+ * entry of one too deep to be named (dl == -ENAMETOOLONG: deeper than
+ * 2 x PATH_MAX) is (fail closed).  dir[dl] is left NUL; inside an entered
+ * wrapper. */
 bool st__entry_hidden(char *dir, ssize_t dl, const char *name, size_t nl);
+/* st__listing_dir - the path of the listed directory fd for
+ * st__entry_hidden: in dir (PATH_MAX + NAME_MAX + 2 bytes), or, deeper than
+ * PATH_MAX, in a mapping (*out, *map bytes: munmap it when *map); its
+ * length, or -errno (-ENAMETOOLONG: deeper than 2 x PATH_MAX). */
+ssize_t st__listing_dir(int fd, char *dir, char **out, size_t *map);
+/* st__dir_map - a mapping with room for a directory's name of dl bytes and
+ * an entry (cold: names longer than PATH_MAX); NULL, or *map its size. */
+char *st__dir_map(size_t dl, size_t *map);
 /* st__refused - would the sandbox refuse an access of this kind to this
  * name?  Its errno (ENOENT, EACCES), or 0.  Quiet like st__hidden: nothing
  * recorded, no violation; errno preserved; inside an entered wrapper. */

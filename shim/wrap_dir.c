@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,8 +32,9 @@
 			errno = c_.saved_errno;                                                    \
 			return call;                                                               \
 		}                                                                                  \
-		char dir_[PATH_MAX + NAME_MAX + 2];                                                \
-		ssize_t dl_ = st__fd_path(dirfd(d), dir_, PATH_MAX);                               \
+		char dirb_[PATH_MAX + NAME_MAX + 2], *dir_;                                         \
+		size_t map_;                                                                       \
+		ssize_t dl_ = st__listing_dir(dirfd(d), dirb_, &dir_, &map_);                      \
 		type r_;                                                                           \
 		int after_;                                                                        \
 		for (;;) {                                                                         \
@@ -42,6 +44,8 @@
 			if (!(got) || !st__entry_hidden(dir_, dl_, (name), strlen(name)))          \
 				break;                                                             \
 		}                                                                                  \
+		if (map_)                                                                          \
+			munmap(dir_, map_);                                                        \
 		st__leave(&c_);                                                                    \
 		errno = after_;                                                                    \
 		return r_;                                                                         \
@@ -80,17 +84,20 @@ EXPORT int readdir64_r(DIR *d, struct dirent64 *entry, struct dirent64 **result)
  */
 static long dents_filter(int fd, char *buf, long n, size_t name_off)
 {
-	char dir[PATH_MAX + NAME_MAX + 2];
-	ssize_t dl = st__fd_path(fd, dir, PATH_MAX);
-	if (dl < 0)
+	char dirb[PATH_MAX + NAME_MAX + 2], *dir;
+	size_t map;
+	ssize_t dl = st__listing_dir(fd, dirb, &dir, &map);
+	if (dl < 0 && dl != -ENAMETOOLONG)
 		return n;
 	long w = 0;
 	for (long o = 0; o < n;) {
 		unsigned short reclen;
 		memcpy(&reclen, buf + o + offsetof(struct dirent64, d_reclen), sizeof(reclen));
 		if (reclen == 0 || (long)reclen > n - o ||
-		    reclen <= name_off) /* not the kernel's */
-			return n;
+		    reclen <= name_off) { /* not the kernel's */
+			w = n;
+			break;
+		}
 		const char *name = buf + o + name_off;
 		if (!st__entry_hidden(dir, dl, name, strnlen(name, reclen - name_off))) {
 			if (w != o)
@@ -99,6 +106,8 @@ static long dents_filter(int fd, char *buf, long n, size_t name_off)
 		}
 		o += reclen;
 	}
+	if (map)
+		munmap(dir, map);
 	return w;
 }
 

@@ -7,6 +7,7 @@
 #include <semaphore.h>
 #include <sys/inotify.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -987,18 +988,26 @@ EXPORT DIR *opendir(const char *path)
  * is left is the program's.  dir is the listed directory's absolute path. */
 static void scan_filter(void **list, int *n, size_t name_off, const char *dir, size_t dlen)
 {
-	char full[PATH_MAX + NAME_MAX + 2];
+	char fullb[PATH_MAX + NAME_MAX + 2], *full = fullb;
+	size_t map = 0;
+	ssize_t dl = (ssize_t)dlen;
 	int w = 0;
-	if (dlen > PATH_MAX)
-		return;
-	memcpy(full, dir, dlen);
+	/* a name longer than PATH_MAX (the shim names directories up to
+	 * 2 x PATH_MAX deep) in a mapping of its own; without one, every
+	 * entry is hidden (fail closed) */
+	if (dlen > PATH_MAX && !(full = st__dir_map(dlen, &map)))
+		dl = -ENAMETOOLONG;
+	else
+		memcpy(full, dir, dlen);
 	for (int i = 0; i < *n; i++) {
 		const char *name = (const char *)list[i] + name_off;
-		if (st__entry_hidden(full, (ssize_t)dlen, name, strnlen(name, NAME_MAX + 1)))
+		if (st__entry_hidden(full, dl, name, strnlen(name, NAME_MAX + 1)))
 			free(list[i]);
 		else
 			list[w++] = list[i];
 	}
+	if (map)
+		munmap(full, map);
 	*n = w;
 }
 
@@ -1011,15 +1020,22 @@ static __thread const char *tls_sel_dir;
 static __thread size_t tls_sel_dlen;
 static bool sel_hidden(const char *name)
 {
-	if (!tls_sel_dir || tls_sel_dlen > PATH_MAX)
+	if (!tls_sel_dir)
 		return false;
 	struct st_call c;
 	if (!st__enter(&c))
 		return false;
-	char full[PATH_MAX + NAME_MAX + 2];
-	memcpy(full, tls_sel_dir, tls_sel_dlen);
-	bool hide =
-	    st__entry_hidden(full, (ssize_t)tls_sel_dlen, name, strnlen(name, NAME_MAX + 1));
+	char fullb[PATH_MAX + NAME_MAX + 2], *full = fullb;
+	size_t map = 0;
+	ssize_t dl = (ssize_t)tls_sel_dlen;
+	/* as scan_filter: a longer name in a mapping (one an entry: rare) */
+	if (tls_sel_dlen > PATH_MAX && !(full = st__dir_map(tls_sel_dlen, &map)))
+		dl = -ENAMETOOLONG;
+	else
+		memcpy(full, tls_sel_dir, tls_sel_dlen);
+	bool hide = st__entry_hidden(full, dl, name, strnlen(name, NAME_MAX + 1));
+	if (map)
+		munmap(full, map);
 	st__leave(&c);
 	errno = c.saved_errno;
 	return hide;

@@ -577,6 +577,30 @@ out=$("$ST" run --report "$R" -- /usr/bin/python3 "$W/in/ovread.py" "$OV" 34 "$L
 check "trace only, a name past 2 x PATH_MAX: read (got: $out)" test "$out" = "lnk secret lnk secret "
 check "trace only, a name past 2 x PATH_MAX: recorded by its spelling, marked unresolved" \
 	sh -c "grep '\"unresolved\":true' '$R' | grep -qF 'zzz/jump/lnk\"' && grep '\"unresolved\":true' '$R' | grep -qF 'zzz/lnk\"'"
+# a listing of a directory deeper than PATH_MAX was not filtered (its name, from the
+# kernel, failed): a name the sandbox hides there was listed while a lookup of it said
+# ENOENT.  The shim names the directory itself (up to 2 x PATH_MAX) and filters it.
+LS=$W/in/lst
+mkdir -p "$LS"
+python3 -c "
+import os
+os.chdir('$LS')
+for i in range(25):
+    os.mkdir('w' * 200); os.chdir('w' * 200)
+open('vis', 'w'); open('hid', 'w')"
+LSD=$LS/$(python3 -c "print('/'.join(['w' * 200] * 25))")
+{ printf 'deny read %s/hid\n' "$LSD"; cat "$W/policy"; } > "$W/lst.pol"
+cat > "$W/in/lsdeep.py" <<'PY'
+import os, sys
+os.chdir(sys.argv[1])
+for i in range(25):
+    os.chdir('w' * 200)
+fd = os.open('.', os.O_RDONLY | os.O_DIRECTORY)
+print(sorted(os.listdir('.')), sorted(os.listdir(fd)))
+PY
+out=$("$ST" run --fence --policy "$W/lst.pol" -- /usr/bin/python3 "$W/in/lsdeep.py" "$LS" 2>&1)
+check "fenced, a listing deeper than PATH_MAX hides the hidden name (got: $out)" \
+	test "$out" = "['vis'] ['vis']"
 # the shim's own questions of a deep name it built (an exec's probe of the program, the
 # type of a name before and after a namespace write) failed with ENAMETOOLONG: a deep #!
 # script's hidden interpreter was never seen (the probe could not open the script) and ran;
