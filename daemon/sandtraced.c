@@ -363,6 +363,22 @@ static const char *ask_judge(struct daemon *d, const char *path, size_t len,
 }
 
 /*
+ * The answer of an ask rule, MacPorts semantics: allowed when a declared
+ * package owns the path or none does ("unknown"); owned by an undeclared
+ * package: hidden (ENOENT) under a fence, allowed and reported as a
+ * violation (record_path) otherwise.  A registry that failed to load
+ * answers like "unknown", except under a fence, which fails closed.
+ * *how gets ask_judge's answer, *owner the package.
+ */
+static unsigned ask_answer(struct daemon *d, const char *path, size_t len, const char **how,
+			   const struct st__pkg **owner)
+{
+	*how = ask_judge(d, path, len, owner);
+	bool hide = d->fence && (strcmp(*how, "undeclared") == 0 || d->reg_state == REG_FAILED);
+	return hide ? SANDTRACE_DENY : SANDTRACE_ALLOW;
+}
+
+/*
  * Start the loader when ask rules or --audit need it: parse the declared
  * dependencies and an owner map here (their errors stop the start, with
  * file and line), read the dpkg database in the background.
@@ -567,8 +583,20 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 	unsigned action = st__policy_decide(d->ptab_base, d->ptab, cls, path, len, NULL, &rule);
 	const char *asked = NULL;
 	const struct st__pkg *owner = NULL;
-	if (action == SANDTRACE_ASK || (a->flags & SANDTRACE_AF_ASKED))
+	unsigned verdict = a->verdict;
+	if (action == SANDTRACE_ASK)
+		action = ask_answer(d, path, len, &asked, &owner);
+	else if (a->flags & SANDTRACE_AF_ASKED)
 		asked = ask_judge(d, path, len, &owner);
+	/*
+	 * A record the shim did not judge (a PATH probe's miss, a link an exec
+	 * ran through, what the loader mapped): its verdict is the policy's on
+	 * the path as it stands now, so that a name the sandbox hides is never
+	 * reported allowed; no call was refused, so it is no violation (only
+	 * AF_DENIED is, or an undeclared package's use below)
+	 */
+	if (a->flags & SANDTRACE_AF_UNJUDGED)
+		verdict = action;
 	bool denied = (a->flags & SANDTRACE_AF_DENIED) != 0;
 	/* Without a fence an undeclared package is reported, not hidden (MacPorts hides it). */
 	bool undeclared = asked != NULL && strcmp(asked, "undeclared") == 0;
@@ -597,7 +625,7 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 		    .path = path,
 		    .path_len = len,
 		    .pid = c->pid,
-		    .verdict = a->verdict,
+		    .verdict = verdict,
 		    .err = a->err,
 		    .asked = asked,
 		    .package = owner ? owner->name : NULL,
@@ -686,11 +714,9 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 		 */
 		if (action == SANDTRACE_ASK) {
 			const struct st__pkg *owner;
-			const char *how = ask_judge(d, v.path, v.a.path_len, &owner);
-			bool hide = d->fence && (strcmp(how, "undeclared") == 0 ||
-						 d->reg_state == REG_FAILED);
-			action = hide ? SANDTRACE_DENY : SANDTRACE_ALLOW;
-			err = hide ? ENOENT : 0;
+			const char *how;
+			action = ask_answer(d, v.path, v.a.path_len, &how, &owner);
+			err = action == SANDTRACE_DENY ? ENOENT : 0;
 		}
 		/* the answer first: the asker waits for it.  An asker with the
 		 * arena stores it in the Ctrie for later askers itself (check.c

@@ -139,7 +139,11 @@ EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 	    sandtrace_ctrie_insert(&arena, SANDTRACE_KIND_READ, name, len, SANDTRACE_V_RECORDED,
 				   NULL) == 0)
 		return 0; /* recorded already */
-	struct sandtrace_access acc = {.kind = SANDTRACE_KIND_READ, .path_len = (uint32_t)len};
+	/* what the loader mapped, not judged here (the shim's init judges its
+	 * libraries): the daemon reports the policy's verdict on it */
+	struct sandtrace_access acc = {.kind = SANDTRACE_KIND_READ,
+				       .flags = SANDTRACE_AF_UNJUDGED,
+				       .path_len = (uint32_t)len};
 	struct iovec iov[2] = {{&acc, sizeof(acc)}, {(void *)name, len}};
 	if (arena_state == 1) {
 		/* the record log first: no connection for a process whose loads

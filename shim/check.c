@@ -672,22 +672,35 @@ static uint32_t decide_remote(struct st_acc *a)
 	return SANDTRACE_ALLOW;
 }
 
+/* The verdict and the flags of an access's record: one st__pre never judged
+ * (record_in: ST_UNJUDGED) says so, and the daemon writes the policy's
+ * verdict on the path, never a violation (SANDTRACE_AF_UNJUDGED) */
+static void record_verdict(const struct st_acc *a, struct sandtrace_access *acc)
+{
+	if (a->verdict == ST_UNJUDGED) {
+		acc->verdict = 0;
+		acc->flags |= SANDTRACE_AF_UNJUDGED;
+	} else {
+		acc->verdict = (uint8_t)a->verdict;
+	}
+	if (a->fail_open)
+		acc->flags |= SANDTRACE_AF_FAIL_OPEN;
+	if (a->asked)
+		acc->flags |= SANDTRACE_AF_ASKED;
+	if (a->unresolved)
+		acc->flags |= SANDTRACE_AF_UNRESOLVED;
+}
+
 static void send_record(struct st_acc *a, unsigned kind, int err, uint16_t flags)
 {
 	resolve(a);
 	if (a->skip)
 		return;
 	struct sandtrace_access acc = {.kind = (uint8_t)kind,
-				       .verdict = (uint8_t)a->verdict,
 				       .flags = flags,
 				       .err = err,
 				       .path_len = (uint32_t)a->rpath_len};
-	if (a->fail_open)
-		acc.flags |= SANDTRACE_AF_FAIL_OPEN;
-	if (a->asked)
-		acc.flags |= SANDTRACE_AF_ASKED;
-	if (a->unresolved)
-		acc.flags |= SANDTRACE_AF_UNRESOLVED;
+	record_verdict(a, &acc);
 	st__send_access(&acc, a->rpath, a->rpath_len, NULL, 0);
 }
 
@@ -797,16 +810,10 @@ static bool post_identity(struct st_acc *a, unsigned kind)
 		bool refused = (v & SANDTRACE_V_TAMPERED) && (st__g.flags & SANDTRACE_F_FENCED) &&
 			       (a->fd >= 0 || kind == SANDTRACE_KIND_EXEC);
 		struct sandtrace_access acc = {.kind = (uint8_t)kind,
-					       .verdict = (uint8_t)a->verdict,
 					       .flags = SANDTRACE_AF_IDENTITY,
 					       .err = refused ? EACCES : 0,
 					       .path_len = (uint32_t)a->rpath_len};
-		if (a->fail_open)
-			acc.flags |= SANDTRACE_AF_FAIL_OPEN;
-		if (a->asked)
-			acc.flags |= SANDTRACE_AF_ASKED;
-		if (a->unresolved)
-			acc.flags |= SANDTRACE_AF_UNRESOLVED;
+		record_verdict(a, &acc);
 		/* the identity travels as the last part of the payload */
 		st__send_access(&acc, a->rpath, a->rpath_len, (const char *)&id, sizeof(id));
 	}
@@ -1483,6 +1490,7 @@ static void record_in(struct st_acc *a, int dirfd, const char *path, unsigned ki
 		      int err)
 {
 	st__acc_init(a, dirfd, path, kind, nofollow);
+	a->verdict = ST_UNJUDGED; /* recorded, not judged: the daemon says what the policy says */
 	if (!make_abs(a))
 		return;
 	st__post(a, err);

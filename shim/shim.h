@@ -391,6 +391,9 @@ extern __thread int st__level;
 /* Bytes of struct st_acc's rhead: a resolved path shorter than this is kept
  * on the page of the access's other fields. */
 #define ST_RHEAD 512u
+/* st_acc.verdict of a record no check judged (st__record_path): sent as
+ * SANDTRACE_AF_UNJUDGED, never a value of enum sandtrace_action */
+#define ST_UNJUDGED 0xffu
 
 /* Forward to the real function: outside the shim's own code. */
 #define ST_FORWARD(expr)                                                                           \
@@ -434,7 +437,8 @@ struct st_acc {
 				 moves with the process: no key at all) */
 	bool fail_open;       /* allowed only because the daemon was lost */
 	bool asked;           /* verdict came from an ask rule */
-	unsigned verdict;     /* enum sandtrace_action applied */
+	unsigned verdict;     /* enum sandtrace_action applied, or ST_UNJUDGED: a record of a
+				 name no check judged (st__record_path) */
 	int deny_err;         /* ENOENT or EACCES */
 	bool quiet;           /* a refusal is not a violation (listing filters) */
 	bool unjudgeable;     /* the policy can refuse (st__listing_filtered), and the
@@ -684,7 +688,10 @@ ssize_t st__resolve_exe(struct st_acc *a, const char *path, const char **out);
 bool st__listing_filtered(void);
 
 /* st__record_path - record an access of an already absolute path (no
- * decision), e.g. a file named by a libc function after it returned. */
+ * decision), e.g. a file named by a libc function after it returned, a PATH
+ * candidate that is not there, a link an exec ran through.  Never a
+ * violation: the record says it was not judged (SANDTRACE_AF_UNJUDGED), and
+ * the report carries the policy's verdict on the path. */
 void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, int err);
 /* st__record_path0 - the same, in access slot 0, for a caller that entered
  * (st__enter) but holds no access of its own, and judged: a path the sandbox

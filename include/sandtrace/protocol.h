@@ -92,8 +92,14 @@ enum sandtrace_access_flags {
 	SANDTRACE_AF_IDENTITY = 1u << 6,   /* struct sandtrace_identity follows the path bytes */
 	SANDTRACE_AF_VERIFY = 1u << 7,     /* with AF_REPLY|AF_IDENTITY: check this file version
 					      against the run's --verify manifest */
-	SANDTRACE_AF_UNRESOLVED = 1u << 8  /* the name was too long for the shim to resolve: the
+	SANDTRACE_AF_UNRESOLVED = 1u << 8, /* the name was too long for the shim to resolve: the
 					      path is its spelling, not what it leads to */
+	SANDTRACE_AF_UNJUDGED = 1u << 9    /* a record of a name the shim did not judge (a PATH
+					      probe's miss, a link an exec ran through, what
+					      the loader mapped, ...): verdict is not the
+					      shim's; the daemon reports the policy's verdict on
+					      the path, and the record is never a violation by
+					      itself (docs/INTERNALS.md, "Report") */
 };
 
 /*
@@ -135,7 +141,7 @@ enum sandtrace_untraced {
  * EACCES when it does not match: a violation the daemon reports).
  * kind is an enum sandtrace_kind; err is the errno of the real call (0 on
  * success) for records; verdict is the enum sandtrace_action the shim
- * applied (records) or 0 (requests).
+ * applied (records; 0 with SANDTRACE_AF_UNJUDGED) or 0 (requests).
  */
 struct sandtrace_access {
 	uint8_t kind;

@@ -149,6 +149,47 @@ for how in spawnp execvp; do
 done
 out=$(PATH="$W/out/bin:/usr/bin:/bin" "$ST" run --fence --policy "$W/policy" -- "$DRV" spawnp tool)
 check "spawnp: only a hidden candidate: ENOENT (got: $out)" test "$out" = ENOENT
+# Records the shim makes without judging the name (a PATH candidate that is not there,
+# an exec of a missing program, a library name searched along LD_LIBRARY_PATH) carry the
+# policy's verdict on the path: a miss in a hidden directory is "deny", never "allow";
+# nothing was refused, so it is no violation and --strict still exits 0
+# (docs/INTERNALS.md, "Report")
+mkdir -p "$W/out/nobin"
+# verdict_of REPORT KIND PATH: the verdict of that access record; and whether a violation
+# names PATH ("deny+violation")
+verdict_of() {
+	python3 -c 'import json,sys
+v=""; viol=False
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r.get("path")!=sys.argv[3]: continue
+    if r["type"]=="access" and r["kind"]==sys.argv[2]: v=r["verdict"]
+    if r["type"]=="violation": viol=True
+print(v+("+violation" if viol else ""))' "$@"
+}
+for mode in "" --no-cache; do
+	for how in execvp spawnp; do
+		R5=$W/probe-$how$mode.jsonl
+		out=$(PATH="$W/out/nobin:/usr/bin:/bin" "$ST" run $mode --strict --fence --policy "$W/policy" --report "$R5" -- "$DRV" $how no-such-prog)
+		rc=$?
+		check "$how ${mode:+($mode) }of a name not found: ENOENT, --strict exits 0 (got: $out, $rc)" \
+			test "$out" = ENOENT -a $rc = 0
+		v=$(verdict_of "$R5" N "$W/out/nobin/no-such-prog")
+		check "... its candidate in a hidden directory: verdict deny, no violation (got: $v)" test "$v" = deny
+		v=$(verdict_of "$R5" N /usr/bin/no-such-prog)
+		check "... its candidate in an allowed directory: verdict allow (got: $v)" test "$v" = allow
+	done
+	R5=$W/probe-exec$mode.jsonl
+	out=$("$ST" run $mode --fence --policy "$W/policy" --report "$R5" -- "$DRV" exec "$W/out/nobin/gone")
+	v=$(verdict_of "$R5" N "$W/out/nobin/gone")
+	check "exec ${mode:+($mode) }of a missing program in a hidden directory: ENOENT, verdict deny (got: $out, $v)" \
+		test "$out" = ENOENT -a "$v" = deny
+	R5=$W/probe-dlopen$mode.jsonl
+	out=$(LD_LIBRARY_PATH="$W/out/nobin" "$ST" run $mode --fence --policy "$W/policy" --report "$R5" -- "$DRV" dlopen libno-such-st.so)
+	v=$(verdict_of "$R5" N "$W/out/nobin/libno-such-st.so")
+	check "dlopen ${mode:+($mode) }of a name not found along a hidden directory: verdict deny (got: $out, $v)" \
+		test "$v" = deny
+done
 # a spawn's file actions move its child (addchdir_np, addfchdir_np): the relative names
 # of the actions after them and the relative program are the child's, looked up from
 # there; each is judged and recorded there, not in the parent's cwd (where an open was
