@@ -125,6 +125,9 @@ struct daemon {
 	bool reload_pending; /* SIGHUP: re-read the policy file */
 	char start_cwd[PATH_MAX]; /* what relative policy prefixes are relative to */
 	bool parent_lost; /* the CLI died first: nobody will clean up after us */
+	/* processes without the arena that stopped waiting for an answer and
+	 * went on without the daemon (client_gave_up) */
+	uint64_t gave_up;
 	struct sandtrace_arena arena;
 	struct sandtrace_log_reader logr; /* the record log in the arena (log.h) */
 	int64_t last_log_ns;
@@ -1006,6 +1009,49 @@ static int client_consume(struct daemon *d, struct client *c, const char **what)
 	return 0;
 }
 
+/* Is pid a process that still runs (not gone, not a zombie, not dying)? */
+static bool pid_running(int32_t pid)
+{
+	char path[64], buf[512];
+	if (pid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* the name may hold anything */
+	return p != NULL && p[1] == ' ' && p[2] != '\0' && strchr("ZXx", p[2]) == NULL;
+}
+
+/*
+ * A request's answer could not be sent: the asker closed its connection
+ * before it came.  A process that died while it waited lost nothing (the
+ * access it asked about was never made).  One that still runs stopped
+ * waiting: its reply timeout (shim/client.c) passed, or its connection broke,
+ * and the shim took the daemon for lost for good, deciding the rest without
+ * it and dropping its records; nor will its EXIT come.  With the arena the
+ * shim counts that in the header; without it (--no-cache, or a process that
+ * could not map it) only this tells: the report is incomplete.  The
+ * connection's end is what the process's own close made (a process whose
+ * files were closed by its exit is no longer running when the daemon reads
+ * the error, the kernel closes them after it stopped running code).
+ */
+static void client_gave_up(struct daemon *d, struct client *c)
+{
+	const struct image *im = image_of(d, c->pid);
+	if (d->have_arena && (im == NULL || !im->no_cache))
+		return;
+	if (!pid_running(c->pid))
+		return;
+	st__log("pid %d stopped waiting for an answer: the rest of its trace is lost", c->pid);
+	d->gave_up++;
+}
+
 /*
  * Read from c and dispatch.  max_reads bounds the read(2) calls (0 = until
  * EAGAIN or EOF).  Returns false when the client was closed.
@@ -1047,8 +1093,9 @@ static bool client_read(struct daemon *d, struct client *c, unsigned max_reads)
 		const char *what = "";
 		int rc = client_consume(d, c, &what);
 		if (rc == -EPIPE || rc == -ECONNRESET) {
-			/* The client went away while we answered it: not its fault, nothing lost.
-			 */
+			/* The client went away while we answered it: not its fault;
+			 * lost, when the process goes on without us */
+			client_gave_up(d, c);
 			client_close(d, c, "gone before its reply");
 			return false;
 		}
@@ -1546,6 +1593,13 @@ static void finish_report(struct daemon *d)
 		lost += atomic_load(&sandtrace_arena_hdr(&d->arena)->lost);
 	if (lost)
 		st__summary_reason(&d->sum, ST_LOST_REASON, (unsigned long long)lost);
+	if (d->gave_up)
+		st__summary_reason(&d->sum,
+				   "%llu traced process(es) stopped waiting for the daemon's answer "
+				   "(the reply timeout passed, or the connection broke) and went on "
+				   "without it: what they did afterwards is missing from the report, "
+				   "and what they asked was decided without the daemon",
+				   (unsigned long long)d->gave_up);
 	if (d->sum.untraced)
 		st__summary_reason(&d->sum, "%llu untraced program(s) executed",
 				   (unsigned long long)d->sum.untraced);

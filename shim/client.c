@@ -94,7 +94,8 @@ static bool conn_locked(void)
 	}
 	struct timeval tv = {.tv_sec = ST_SEND_TIMEOUT_S};
 	ST_SYSCALL(SYS_setsockopt, fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	struct timeval rtv = {.tv_sec = ST_REPLY_TIMEOUT_MS / 1000};
+	unsigned ms = st__g.reply_timeout_ms ? st__g.reply_timeout_ms : ST_REPLY_TIMEOUT_MS;
+	struct timeval rtv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
 	ST_SYSCALL(SYS_setsockopt, fd, SOL_SOCKET, SO_RCVTIMEO, &rtv, sizeof(rtv));
 	fd = move_high(fd);
 	struct stat st;

@@ -283,6 +283,9 @@ void st__init(void)
 	st__g.audit = st__g.audit_path[0] != 0;
 	const char *f = env_get(SANDTRACE_ENV_FLAGS);
 	st__g.flags = f ? st__parse_uint(f) : 0;
+	const char *rt = env_get(SANDTRACE_ENV_REPLY_TIMEOUT);
+	unsigned rtms = rt ? st__parse_uint(rt) : 0;
+	st__g.reply_timeout_ms = rtms <= 10000 ? rtms : 0;
 	st__g.launcher = (st__g.flags & SANDTRACE_F_LAUNCHER) != 0;
 	st__g.flags &= ~SANDTRACE_F_LAUNCHER; /* what is re-injected at exec */
 	st__g.active = st__g.socket_path[0] != 0;

@@ -219,6 +219,7 @@ struct st_state {
 	ino_t fd_ino;
 	bool daemon_lost;
 	uint32_t seq;
+	uint32_t reply_timeout_ms; /* a request's wait (client.c; 0: ST_REPLY_TIMEOUT_MS) */
 	/* per-process statistics (relaxed atomics) */
 	_Atomic uint64_t calls, hits, messages;
 	_Atomic uint64_t lost;        /* records and requests not delivered (client.c note_lost) */

@@ -95,6 +95,11 @@ enum sandtrace_run_flags {
  * program that exec'd by other means, with the variable inherited) it asks
  * the kernel.  Optional. */
 #define SANDTRACE_ENV_EXE "SANDTRACE_EXE"
+/* For tests only: how long (ms, 1..10000) a traced process waits for the
+ * daemon's answer to a request before it takes the daemon for lost
+ * (default 10000), so that a test of a daemon that stops answering need not
+ * wait ten seconds.  Optional; anything else is ignored. */
+#define SANDTRACE_ENV_REPLY_TIMEOUT "SANDTRACE_TEST_REPLY_TIMEOUT_MS"
 
 /* Exit code of `sandtrace run --strict` when the trace found problems. */
 #define SANDTRACE_EXIT_STRICT 121

@@ -68,6 +68,9 @@ extern char **environ;
  *   rawclose-conn PATH: stat PATH, close 900 by an inline system call, then stat
  *     PATH-after-0 .. PATH-after-19 (each must still be recorded)
  *   dlopen PATH: dlopen(PATH, RTLD_NOW) (a name searched for, or a path): ok or ENOENT
+ *   stat-late PATH S1 S2: stat PATH, sleep S1 seconds, stat PATH-late, sleep S2 seconds
+ *     (a test stops the daemon in the first sleep and lets it go on in the second):
+ *     the result of the stat of PATH-late
  *   emfile-conn PATH: stat PATH (under --no-cache that connects the shim, at 900), take
  *     every descriptor under a limit of 64, close 900 by an inline system call, stat
  *     PATH-lost-0 .. PATH-lost-4 (the shim cannot open a new connection: EMFILE), give
@@ -738,6 +741,16 @@ int main(int argc, char **argv)
 		}
 	} else if (!strcmp(c, "dlopen")) { /* PATH: a name or a path, RTLD_NOW */
 		r = dlopen(p, RTLD_NOW) ? 0 : (errno = ENOENT, -1);
+	} else if (!strcmp(c, "stat-late") && q && argc > 4) {
+		char late[4096];
+		snprintf(late, sizeof(late), "%s-late", p);
+		stat(p, &st);
+		struct timespec t1 = {atoi(q), 0}, t2 = {atoi(argv[4]), 0};
+		nanosleep(&t1, NULL);
+		r = stat(late, &st);
+		int e = errno;
+		nanosleep(&t2, NULL);
+		errno = e;
 	} else if (!strcmp(c, "emfile-conn")) {
 		char q[4096];
 		r = stat(p, &st);

@@ -65,6 +65,35 @@ for mode in arena no-cache; do
 		sh -c "echo '$sum' | grep -q 'INCOMPLETE: [0-9]* record(s) or request(s) lost: a traced process could not reach the daemon'"
 	check "$mode: ... and its connection came back (the later stat recorded)" has N "$tgt-after" "$W/em/$mode.jsonl"
 done
+# 2c. --no-cache, the daemon stopped (SIGSTOP) past a process's reply timeout (1 s here,
+#     SANDTRACE_TEST_REPLY_TIMEOUT_MS): the process takes the daemon for lost and goes on
+#     without it (no EXIT will come); the daemon, let go on, cannot deliver the answer to a
+#     process that still runs: the trace is incomplete. One killed while it waited is not.
+mkdir -p "$W/gu"; : > "$W/gu/f"; printf 'allow any /\n' > "$W/gu/policy"
+for how in gave-up killed; do
+	rm -f "$W/gu/pid"
+	SANDTRACE_TEST_REPLY_TIMEOUT_MS=1000 "$ST" run --no-cache --fence --policy "$W/gu/policy" \
+		--pidfile "$W/gu/pid" --report "$W/gu/$how.jsonl" -- "$DRV" stat-late "$W/gu/f" 2 3 >/dev/null 2>&1 &
+	cli=$!
+	i=0; while [ ! -s "$W/gu/pid" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
+	sleep 1; dpid=$(cat "$W/gu/pid"); kill -STOP "$dpid"
+	if [ $how = killed ]; then
+		sleep 1.5
+		kid=$(ps -o pid= -o comm= --ppid $cli | awk '$2=="stdriver"{print $1}')
+		[ -n "$kid" ] && kill -9 $kid
+		sleep 0.5
+	else
+		sleep 2.5
+	fi
+	kill -CONT "$dpid"; wait $cli
+	c=$(summary_field "$W/gu/$how.jsonl" complete)
+	if [ $how = gave-up ]; then
+		check "no-cache, a process that stopped waiting for the stopped daemon: incomplete (got: $c)" test "$c" = false
+		check "... with the reason" grep -q 'stopped waiting for the daemon' "$W/gu/$how.jsonl"
+	else
+		check "no-cache, a process killed while it waited: not a loss (got: $c)" test "$c" = true
+	fi
+done
 # 3. the CLI killed with SIGKILL: socket dir and arena removed (the arena's
 #    name carries the daemon's pid: other runs on the machine do not count)
 "$ST" run --pidfile "$W/pid2" --report "$W/killed.jsonl" -- sleep 30 &
