@@ -1921,13 +1921,16 @@ static __attribute__((noinline)) void *dlmopen_path(Lmid_t lm, const char *path,
  * auditor needs to see that the name was looked for and not found (the
  * loader's own opens are not seen).  The ld.so.cache the loader also
  * consults holds no name that none of them has, but for the directories of
- * ld.so.conf: those it names too.  When one holds it, the dlopen failed for
- * another reason and nothing is recorded here.  Preserves errno. */
-static __attribute__((noinline)) void dl_name_missing(const char *name)
+ * ld.so.conf: those it names too; a relative directory (an empty or relative
+ * LD_LIBRARY_PATH entry) is the cwd's.  When one holds it, the dlopen failed for
+ * another reason and nothing is recorded here.  Preserves errno, not
+ * dlerror's message: the dlinfo of the search clears it (true when the
+ * search was asked: the caller asks the failure again for its message). */
+static __attribute__((noinline)) bool dl_name_missing(const char *name)
 {
 	struct st_call c;
 	if (!st__enter(&c))
-		return;
+		return false;
 	Dl_info di;
 	struct link_map *self = NULL;
 	Dl_serinfo *si = NULL;
@@ -1951,7 +1954,9 @@ static __attribute__((noinline)) void dl_name_missing(const char *name)
 	     i = next_dir(si, i + 1)) {
 		const char *d = si->dls_serpath[i].dls_name;
 		size_t dl = strlen(d);
-		if (d[0] != '/' || dl + 1 + nlen + 1 > sizeof(buf))
+		/* a relative one (an empty or relative LD_LIBRARY_PATH entry:
+		 * "." or "lib") is looked in below the cwd, as the loader does */
+		if (dl + 1 + nlen + 1 > sizeof(buf))
 			continue;
 		memcpy(buf, d, dl);
 		buf[dl] = '/';
@@ -1960,6 +1965,7 @@ static __attribute__((noinline)) void dl_name_missing(const char *name)
 	}
 	free(si);
 	st__leave(&c); /* errno as on entry */
+	return true;
 }
 /* what a library opened by path brought with it (its DT_NEEDED, found along its
  * own paths) is noted as after a dlopen by name */
@@ -1978,8 +1984,10 @@ EXPORT void *dlopen(const char *path, int flags)
 		/* found by the search the shim's own call makes: recorded now,
 		 * and so is a name not found */
 		void *h = REAL(dlopen)(path, flags);
-		if (h == NULL && !has_dst(path))
-			dl_name_missing(path);
+		/* dl_name_missing's dlinfo cleared dlerror's message: the
+		 * loader is asked again, for the caller's dlerror() */
+		if (h == NULL && !has_dst(path) && dl_name_missing(path))
+			h = REAL(dlopen)(path, flags);
 		return noted(h);
 	}
 	if (!strchr(path, '/') || has_dst(path)) {
@@ -2017,8 +2025,8 @@ EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 		atomic_store_explicit(&st__g.dlmopened, 1, memory_order_relaxed);
 	if (path && !strchr(path, '/') && same_search(__builtin_return_address(0))) {
 		void *h = REAL(dlmopen)(lm, path, flags);
-		if (h == NULL && !has_dst(path))
-			dl_name_missing(path);
+		if (h == NULL && !has_dst(path) && dl_name_missing(path))
+			h = REAL(dlmopen)(lm, path, flags); /* for dlerror(), as dlopen's */
 		return noted(h);
 	}
 	if (!path || !strchr(path, '/') || has_dst(path)) {

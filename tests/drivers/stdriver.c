@@ -71,6 +71,9 @@ extern char **environ;
  *   stat-late PATH S1 S2: stat PATH, sleep S1 seconds, stat PATH-late, sleep S2 seconds
  *     (a test stops the daemon in the first sleep and lets it go on in the second):
  *     the result of the stat of PATH-late
+ *   dlerror PATH: dlopen(PATH, RTLD_NOW) twice, each followed by dlerror(); prints "ok" for
+ *     a handle, "msg" for a failure with a message, "nomsg" for one dlerror() says nothing of
+ *     (a caller's puts(dlerror()) crashes on it), one word a line
  *   emfile-conn PATH: stat PATH (under --no-cache that connects the shim, at 900), take
  *     every descriptor under a limit of 64, close 900 by an inline system call, stat
  *     PATH-lost-0 .. PATH-lost-4 (the shim cannot open a new connection: EMFILE), give
@@ -739,6 +742,13 @@ int main(int argc, char **argv)
 			printf("got %zd bytes\n", n);
 			return 1;
 		}
+	} else if (!strcmp(c, "dlerror")) {
+		for (int i = 0; i < 2; i++) {
+			void *h = dlopen(p, RTLD_NOW);
+			const char *m = dlerror();
+			puts(h ? "ok" : m ? "msg" : "nomsg");
+		}
+		return 0;
 	} else if (!strcmp(c, "dlopen")) { /* PATH: a name or a path, RTLD_NOW */
 		r = dlopen(p, RTLD_NOW) ? 0 : (errno = ENOENT, -1);
 	} else if (!strcmp(c, "stat-late") && q && argc > 4) {

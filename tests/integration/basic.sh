@@ -665,6 +665,15 @@ for nc in "" --no-cache; do
 	check "dlopen of a missing path$nc: a failed lookup, not a read (got: $out)" \
 		sh -c "test '$out' = ENOENT && ! '$ST' report --list '$W/dlnf/p$nc.jsonl' | grep -q '^R	$W/dlnf/nothere'"
 	check "... its N record$nc" has N "$W/dlnf/nothere/libx.so" "$W/dlnf/p$nc.jsonl"
+	# the search's dlinfo cleared dlerror()'s message (NULL: a caller's puts(dlerror())
+	# crashed), and a relative directory of the search (LD_LIBRARY_PATH's empty entry, the
+	# cwd; a relative one) was left out of the failed lookups
+	out=$(cd "$W/dlnf" && LD_LIBRARY_PATH=":lib2::$W/dlnf/lib" "$ST" run $nc --report "$W/dlnf/e$nc.jsonl" -- "$DRV" dlerror libdoesnotexist.so.2 | tr '\n' ' ')
+	check "dlopen of a name not found$nc: dlerror() says why, twice (got: $out)" test "$out" = "msg msg "
+	for d in "" /lib2 /lib; do
+		check "... a relative or empty LD_LIBRARY_PATH entry$nc: N $W/dlnf$d/libdoesnotexist.so.2" \
+			has N "$W/dlnf$d/libdoesnotexist.so.2" "$W/dlnf/e$nc.jsonl"
+	done
 done
 # the same from a program with a RUNPATH (the tail call, recorded later): a library closed
 # before the next checked call is recorded at the dlclose, one loaded in an atexit handler
