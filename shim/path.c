@@ -105,16 +105,21 @@ long st__at_abs(long nr, const char *p, long a3, long a4)
 	return r;
 }
 
-/* Is path no directory, for sure (a file, or gone: ENOENT, ENOTDIR)?  What
- * cannot be asked (EACCES) is taken to be one, as before the question; a
- * name deeper than PATH_MAX is asked piecewise (st__at_abs).  The same
- * errno contract as raw_readlink. */
-static bool raw_not_dir(const char *path)
+/* Does the kernel fail to look ".." up in out[0..olen) (a file: ENOTDIR; gone:
+ * ENOENT; a directory it may not search: EACCES)?  Asked as the lookup of
+ * "." in it, which the kernel refuses for the same reasons (one stat; a
+ * name deeper than PATH_MAX is asked piecewise, st__at_abs).  out[olen] is
+ * written and put back to 0; with no room, it is taken to be left. */
+static bool raw_no_dotdot(char *out, size_t olen, size_t cap)
 {
 	struct stat st;
-	if (st__at_abs(SYS_newfstatat, path, (long)&st, 0) == 0)
-		return !S_ISDIR(st.st_mode);
-	return errno == ENOENT || errno == ENOTDIR;
+	if (olen + 3 > cap)
+		return false;
+	memcpy(out + olen, "/.", 3);
+	long r = st__at_abs(SYS_newfstatat, out, (long)&st, 0);
+	int e = errno;
+	out[olen] = 0;
+	return r != 0 && (e == ENOENT || e == ENOTDIR || e == EACCES);
 }
 
 /* Does p[0..n) hold a ".." component? */
@@ -407,12 +412,13 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 				*via |= ST_VIA_HIDDEN;
 				return (ssize_t)olen;
 			}
-			/* a file (or what vanished) is not left by "..": the
-			 * kernel fails there (ENOTDIR, ENOENT), which is the
+			/* a file (or what vanished, or a directory that may
+			 * not be searched) is not left by "..": the kernel
+			 * fails there (ENOTDIR, ENOENT, EACCES), which is the
 			 * path that names the failure, not its parent's x */
 			if (unsure_dir && olen > known) {
 				out[olen] = 0;
-				if (raw_not_dir(out)) {
+				if (raw_no_dotdot(out, olen, cap)) {
 					if (w)
 						w->confirmed = conf;
 					return (ssize_t)olen;
@@ -465,12 +471,12 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			/* does not exist (or cannot be looked into): the kernel
 			 * fails there.  A rest with a ".." names a place it
 			 * never reached (L/../x, L a dangling link: the lookup
-			 * failed at L's target, not at x): the path is the one
+			 * failed at L's target, not at x; d/sub/../x, d not
+			 * searchable: EACCES at sub): the path is the one
 			 * looked for in vain, cand, or for ENOTDIR (out is no
 			 * directory) out itself.  Else the rest is appended
 			 * lexically (missing/x is the name looked for). */
-			if ((errno == ENOENT || errno == ENOTDIR) &&
-			    has_dotdot(cur + pos, rlen - pos)) {
+			if (has_dotdot(cur + pos, rlen - pos)) {
 				if (errno != ENOTDIR)
 					olen = cand;
 				out[olen] = 0;
@@ -520,8 +526,17 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 		}
 		pristine = false;
 		*via |= ST_VIA_LINK;
-		if (++hops > 40) /* ELOOP: let the real call say so */
+		if (++hops > 40) { /* ELOOP: let the real call say so */
+			/* the lookup failed at this link: a ".." after it
+			 * names no place the kernel reached (loop/../x) */
+			if (has_dotdot(cur + pos, rlen - pos)) {
+				out[cand] = 0;
+				if (w)
+					w->confirmed = conf;
+				return (ssize_t)cand;
+			}
 			goto lexical;
+		}
 		/* an absolute target leaves the link's directory, which the
 		 * kernel looked the link up in (a relative one stays below it,
 		 * but for its ".."s, asked above) */

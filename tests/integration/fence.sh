@@ -1051,4 +1051,39 @@ for pol in policy policy-big; do
 		'"$1" open-r "$2/out/secret"; "$1" open-r "$2/ro/f"; "$1" stat "$2/in/mine"' sh "$DRV" "$W" | tr '\n' ' ')
 	check "$pol: a denied read hidden, allowed ones seen (got: $out)" test "$out" = "ENOENT ok ok "
 done
+# a name the kernel fails at, then "..": a symlink loop (ELOOP) and, for a user who may not
+# search it, a directory (EACCES).  The rest was folded lexically past it, so the call was
+# judged as a hidden file the kernel never reached: refused with ENOENT and a violation,
+# where the untraced call fails with ELOOP or EACCES (twice: the second answer is the cache's)
+ln -s loopb "$W/in/loopa"; ln -s loopa "$W/in/loopb"
+for nc in "" --no-cache; do
+	R=$W/rloop$nc.jsonl
+	out=$(cd "$W/in" && "$ST" run $nc --fence --policy "$W/policy" --report "$R" -- sh -c \
+		'"$1" stat loopa/../../out/secret; "$1" stat loopa/../../out/secret' sh "$DRV" | tr '\n' ' ')
+	check "a symlink loop then ..$nc: ELOOP as untraced (got: $out)" test "$out" = "ELOOP ELOOP "
+	check "... no violation$nc" test "$(summary_field "$R" violations)" = 0
+	check "... the loop recorded$nc" sh -c "'$ST' report --list '$R' | grep -qE '^Q	$W/in/loop[ab]\$'"
+done
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null 2>&1; then
+	N=$(mktemp -d /tmp/st-fence-nobody.XXXXXX)
+	chmod 755 "$N"
+	mkdir -p "$N/in/shut/sub" "$N/out"
+	echo s > "$N/out/secret"
+	chmod 700 "$N/in/shut"
+	chmod 777 "$N/in"
+	printf 'allow any %s/in\nallow read %s/tests/drivers\nallow exec %s/tests/drivers\n%s\n' \
+		"$N" "$B" "$B" "$(system_rules)" > "$N/policy"
+	for nc in "" --no-cache; do
+		out=$(cd "$N/in" && setpriv --reuid=65534 --regid=65534 --clear-groups "$ST" run $nc --fence \
+			--policy "$N/policy" --report "$N/in/r$nc.jsonl" -- /bin/sh -c \
+			'"$1" stat shut/sub/../../../out/secret; "$1" stat shut/../../out/secret; "$1" stat shut/../../out/secret' \
+			sh "$DRV" | tr '\n' ' ')
+		check "a directory its user may not search, then ..$nc: EACCES as untraced (got: $out)" \
+			test "$out" = "EACCES EACCES EACCES "
+		check "... no violation$nc" test "$(summary_field "$N/in/r$nc.jsonl" violations)" = 0
+	done
+	rm -rf "$N"
+else
+	echo "skip - a directory its user may not search: needs root and setpriv"
+fi
 done_

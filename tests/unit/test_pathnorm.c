@@ -259,6 +259,30 @@ START_TEST(test_resolve)
 	/* a directory then "..": its parent, as always */
 	ck_assert_int_gt(res("real/sub/../sub/file", true, out, &magic), 0);
 	ck_assert_str_eq(out, want);
+	/* a directory that may not be searched, then "..": EACCES there (as
+	 * root, every directory may be searched: its parent) */
+	if (geteuid() != 0) {
+		char p[PATH_MAX + 16];
+		snprintf(p, sizeof(p), "%s/real/sub", tree);
+		ck_assert_int_eq(chmod(p, 0), 0);
+		ck_assert_int_gt(res("real/sub/../sub2", true, out, &magic), 0);
+		snprintf(want, sizeof(want), "%s/real/sub", rt);
+		ck_assert_str_eq(out, want);
+		ck_assert_int_gt(res("real/sub/file/../x", true, out, &magic), 0);
+		snprintf(want, sizeof(want), "%s/real/sub/file", rt);
+		ck_assert_str_eq(out, want);
+		ck_assert_int_eq(chmod(p, 0755), 0);
+	}
+	/* a symlink loop then "..": ELOOP at the loop, never at x (was: the
+	 * rest folded lexically, <tree>/x; with x there, a file recorded as
+	 * failing that the kernel never looked at) */
+	ck_assert_int_gt(res("loop1/../real/sub/file", true, out, &magic), 0);
+	ck_assert(strstr(out, "/loop1") || strstr(out, "/loop2"));
+	ck_assert_ptr_null(strstr(out, "real"));
+	/* without a "..", the loop's rest is kept as before */
+	ck_assert_int_gt(res("loop1/x", true, out, &magic), 0);
+	snprintf(want, sizeof(want), "%s/loop1/x", rt);
+	ck_assert_str_eq(out, want);
 	free(rt);
 	drop_tree();
 }
