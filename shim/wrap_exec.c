@@ -601,10 +601,31 @@ static void note_link(const struct st_acc *a)
 	if (a->skip || a->magic_fd || !name || !name[0] ||
 	    (a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN)))
 		return;
-	char c;
-	if (ST_SYSCALL(SYS_readlinkat, a->dirfd, name, &c, 1) < 0)
-		return; /* not a link (EINVAL), or not there */
-	st__record_path(a->dirfd, name, K_Q, true, 0);
+	/* a chain (cc -> /etc/alternatives/cc -> /usr/bin/gcc -> gcc-12):
+	 * the kernel read each link, and each may be another package's; a
+	 * relative target is below the directory of the link that holds it */
+	char cur[PATH_MAX], link[PATH_MAX];
+	int dirfd = a->dirfd;
+	for (int hops = 0; hops < 40; hops++) {
+		ssize_t n = ST_SYSCALL(SYS_readlinkat, dirfd, name, link, sizeof(link) - 1);
+		if (n <= 0)
+			return; /* not a link (EINVAL), or not there */
+		st__record_path(dirfd, name, K_Q, true, 0);
+		link[n] = 0;
+		size_t dl = 0; /* name's directory part, with its '/' */
+		if (link[0] != '/') {
+			for (size_t i = 0; name[i]; i++)
+				if (name[i] == '/')
+					dl = i + 1;
+		} else {
+			dirfd = AT_FDCWD;
+		}
+		if (dl + (size_t)n + 1 > sizeof(cur))
+			return;
+		memmove(cur, name, dl); /* name may be cur */
+		memcpy(cur + dl, link, (size_t)n + 1);
+		name = cur;
+	}
 }
 
 /* A second file an exec runs (a #! interpreter, the program the dynamic

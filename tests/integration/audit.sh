@@ -92,6 +92,19 @@ for nc in "" --no-cache; do
 	check "... the link recorded once, as a query of its name${nc:+ ($nc)}" \
 		test "$("$ST" report --list "$R" | grep -c "^Q	$W/lk/tool\$")" = 1
 done
+# a chain of links (cc -> /etc/alternatives/cc -> /usr/bin/gcc -> gcc-12): each link
+# was read by the kernel and may be another package's; only the first was recorded
+mkdir -p "$W/lc/alt"; cp /bin/true "$W/lc/real-cc"; ln -s real-cc "$W/lc/gcc"; ln -s ../gcc "$W/lc/alt/cc"
+ln -s "$W/lc/alt/cc" "$W/lc/cc"
+printf '%s/lc/cc\tcc-port\n%s/lc/alt/cc\talt-port\n%s/lc/gcc\tgcc-port\n%s/lc/real-cc\treal-port\n' "$W" "$W" "$W" "$W" > "$W/lc/owners"
+for nc in "" --no-cache; do
+	R=$W/lc/r$nc.jsonl
+	"$ST" run $nc --audit --owners "$W/lc/owners" --dpkg-root "$S/tests/fixtures/dpkg" --no-implicit-deps --deps real-port \
+		--report "$R" -- sh -c "$W/lc/cc && cd $W/lc && PATH=$W/lc cc"
+	got=$(records "$R" package '" ".join(sorted(r["package"] for r in rs if r.get("declared") is False))')
+	check "a program run through a chain of links${nc:+ ($nc)}: every link's package used (got: $got)" \
+		test "$got" = "alt-port cc-port gcc-port"
+done
 printf '/a\tp\n/b p\n' > "$W/bad-owners"
 msg=$("$ST" run --audit --owners "$W/bad-owners" -- true 2>&1); rc=$?
 check "malformed owner map refused" test $rc -eq 125
