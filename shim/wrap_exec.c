@@ -598,7 +598,9 @@ static void exe_hint(struct exe_hint *h, struct st_acc *a, const char *spelling,
 static void note_link(const struct st_acc *a)
 {
 	const char *name = a->path;
-	if (a->skip || a->magic_fd || !name || !name[0] ||
+	/* a no-follow exec (execveat's AT_SYMLINK_NOFOLLOW) of a link fails
+	 * with ELOOP: the kernel did not run through it */
+	if (a->skip || a->magic_fd || a->nofollow || !name || !name[0] ||
 	    (a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN)))
 		return;
 	/* a chain (cc -> /etc/alternatives/cc -> /usr/bin/gcc -> gcc-12):

@@ -38,6 +38,7 @@ extern char **environ;
  *   open-r open-w open-creat open-rdonly-creat open-path-w (O_PATH|O_RDWR|O_CREAT|O_TRUNC) stat lstat access readlink unlink mkdir
  *   rename link symlink chmod truncate exec syscall-openat fork-open sighandler-open
  *   execveat DIR NAME: execveat of NAME relative to a descriptor of DIR (by syscall())
+ *   execveat-nofollow DIR NAME: the same with AT_SYMLINK_NOFOLLOW
  *   openat2-in-root DIR NAME: openat2 of NAME with RESOLVE_IN_ROOT below DIR (O_RDONLY)
  *   vfork-exec PROG DIR: three vfork children exec PROG (the second after chdir DIR), then
  *     one execs a missing program and _exits 3, and one _exits 4 without an exec; "ok" when
@@ -571,12 +572,13 @@ int main(int argc, char **argv)
 	else if (!strcmp(c, "exec")) {
 		execl(p, p, (char *)NULL);
 		r = -1;
-	} else if (!strcmp(c, "execveat") && q) {
-		/* execveat DIR NAME: NAME run relative to a descriptor of DIR */
+	} else if ((!strcmp(c, "execveat") || !strcmp(c, "execveat-nofollow")) && q) {
+		/* execveat DIR NAME: NAME run relative to a descriptor of DIR
+		 * (-nofollow: with AT_SYMLINK_NOFOLLOW, ELOOP for a link) */
 		char *av[] = {(char *)q, NULL};
 		int d = open(p, O_RDONLY | O_DIRECTORY);
 		if (d >= 0)
-			syscall(SYS_execveat, d, q, av, environ, 0);
+			syscall(SYS_execveat, d, q, av, environ, c[8] ? AT_SYMLINK_NOFOLLOW : 0);
 		r = -1;
 	} else if (!strcmp(c, "fexecve")) {
 		/* p: a descriptor number (one the shell opened) */

@@ -105,6 +105,15 @@ for nc in "" --no-cache; do
 	check "a program run through a chain of links${nc:+ ($nc)}: every link's package used (got: $got)" \
 		test "$got" = "alt-port cc-port gcc-port"
 done
+# a no-follow exec of a link (execveat AT_SYMLINK_NOFOLLOW) fails with ELOOP: nothing
+# ran through the link, whose package was counted used all the same
+for nc in "" --no-cache; do
+	R=$W/lc/nf$nc.jsonl
+	"$ST" run $nc --audit --owners "$W/lc/owners" --dpkg-root "$S/tests/fixtures/dpkg" --no-implicit-deps --deps real-port \
+		--report "$R" -- "$DRV" execveat-nofollow "$W/lc" gcc > /dev/null
+	check "a no-follow exec of a link${nc:+ ($nc)}: the link not recorded as run through" \
+		sh -c "! '$ST' report --list '$R' | grep -q '^Q	$W/lc/gcc\$'"
+done
 printf '/a\tp\n/b p\n' > "$W/bad-owners"
 msg=$("$ST" run --audit --owners "$W/bad-owners" -- true 2>&1); rc=$?
 check "malformed owner map refused" test $rc -eq 125
