@@ -39,6 +39,8 @@ extern char **environ;
  *   rename link symlink chmod truncate exec syscall-openat fork-open sighandler-open
  *   execveat DIR NAME: execveat of NAME relative to a descriptor of DIR (by syscall())
  *   execveat-nofollow DIR NAME: the same with AT_SYMLINK_NOFOLLOW
+ *   null-pairs PATH: rename, link (libc), renameat2, linkat (syscall()) with PATH and a
+ *     null name, each way round: one result a line (EFAULT: errno=14)
  *   openat2-in-root DIR NAME: openat2 of NAME with RESOLVE_IN_ROOT below DIR (O_RDONLY)
  *   vfork-exec PROG DIR: three vfork children exec PROG (the second after chdir DIR), then
  *     one execs a missing program and _exits 3, and one _exits 4 without an exec; "ok" when
@@ -1034,6 +1036,17 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 2000 && access(q, F_OK) != 0; i++)
 			usleep(10000);
 		r = rd ? open(p, O_RDONLY) : stat(p, &st);
+	} else if (!strcmp(c, "null-pairs")) {
+		/* a call of two names with one of them null: the kernel copies
+		 * both names in before it looks either up (EFAULT) */
+		const char *volatile nul = NULL;
+		report(rename(nul, p));
+		report(rename(p, nul));
+		report(link(nul, p));
+		report(link(p, nul));
+		report((int)syscall(SYS_renameat2, AT_FDCWD, nul, AT_FDCWD, p, 0));
+		report((int)syscall(SYS_linkat, AT_FDCWD, p, AT_FDCWD, nul, 0));
+		return 0;
 	} else if (!strcmp(c, "sighandler-open")) {
 		/* a handler that opens a file, interrupting a loop of stats */
 		handler_path = p;
