@@ -40,7 +40,8 @@ extern char **environ;
  *   execveat DIR NAME: execveat of NAME relative to a descriptor of DIR (by syscall())
  *   execveat-nofollow DIR NAME: the same with AT_SYMLINK_NOFOLLOW
  *   null-pairs PATH: rename, link (libc), renameat2, linkat (syscall()) with PATH and a
- *     null name, each way round: one result a line (EFAULT: errno=14)
+ *     null name, each way round, then symlink, symlinkat, syscall symlinkat of a null
+ *     target at PATH: one result a line (EFAULT: errno=14)
  *   openat2-in-root DIR NAME: openat2 of NAME with RESOLVE_IN_ROOT below DIR (O_RDONLY)
  *   vfork-exec PROG DIR: three vfork children exec PROG (the second after chdir DIR), then
  *     one execs a missing program and _exits 3, and one _exits 4 without an exec; "ok" when
@@ -1046,6 +1047,9 @@ int main(int argc, char **argv)
 		report(link(p, nul));
 		report((int)syscall(SYS_renameat2, AT_FDCWD, nul, AT_FDCWD, p, 0));
 		report((int)syscall(SYS_linkat, AT_FDCWD, p, AT_FDCWD, nul, 0));
+		report(symlink(nul, p));
+		report(symlinkat(nul, AT_FDCWD, p));
+		report((int)syscall(SYS_symlinkat, nul, AT_FDCWD, p));
 		return 0;
 	} else if (!strcmp(c, "sighandler-open")) {
 		/* a handler that opens a file, interrupting a loop of stats */
