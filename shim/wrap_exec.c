@@ -1793,14 +1793,26 @@ static char **swap_environ(struct st_env *env)
 	return old;
 }
 
-/* system(), popen() and wordexp() run /bin/sh inside libc: an exec of it,
- * recorded here, with the shim's variables put back into environ for the
- * call (swap_environ).  shell_begin leaves the shim (the opens the call
- * makes are checked as the program's); shell_end puts environ back,
- * keeping the call's errno. */
-static char **shell_begin(struct st_call *c, struct st_env *env)
+/* system(), popen() and wordexp() run /bin/sh inside libc, by its own
+ * spawn, which no wrapper sees: an exec of it, judged and recorded here (a
+ * shell the sandbox hides is not run: *refused is set, and the caller fails
+ * as libc does when the shell is missing), with the shim's variables put
+ * back into environ for the call (swap_environ).  shell_begin leaves the
+ * shim (the opens the call makes are checked as the program's); shell_end
+ * puts environ back, keeping the call's errno.  NULL and *refused false:
+ * nothing to put back. */
+static char **shell_begin(struct st_call *c, struct st_env *env, bool *refused)
 {
-	st__record_path(AT_FDCWD, "/bin/sh", K_X, false, 0);
+	struct st_acc *a = &st__tls_acc[0];
+	st__acc_init(a, AT_FDCWD, "/bin/sh", K_X, false);
+	*refused = st__pre(a) != 0;
+	if (*refused) {
+		st__leave(c);
+		env->map = NULL;
+		return NULL;
+	}
+	st__post(a, 0);
+	note_link(a); /* /bin/sh is a link to the shell that runs */
 	char **old = swap_environ(env);
 	st__leave(c);
 	errno = c->saved_errno;
@@ -1822,7 +1834,10 @@ EXPORT int system(const char *cmd)
 	if (!cmd || !st__enter(&c))
 		return REAL(system)(cmd);
 	struct st_env env;
-	char **old = shell_begin(&c, &env);
+	bool refused;
+	char **old = shell_begin(&c, &env, &refused);
+	if (refused) /* POSIX: as if the shell had exited with 127 */
+		return W_EXITCODE(127, 0);
 	int r = REAL(system)(cmd);
 	shell_end(old, &env);
 	return r;
@@ -1833,7 +1848,13 @@ EXPORT FILE *popen(const char *cmd, const char *mode)
 	if (!cmd || !st__enter(&c))
 		return REAL(popen)(cmd, mode);
 	struct st_env env;
-	char **old = shell_begin(&c, &env);
+	bool refused;
+	char **old = shell_begin(&c, &env, &refused);
+	if (refused) { /* glibc 2.36 with no /bin/sh: NULL, ENOMEM (seen with /usr/bin
+			* hidden under a tmpfs in a mount namespace) */
+		errno = ENOMEM;
+		return NULL;
+	}
 	FILE *r = REAL(popen)(cmd, mode);
 	shell_end(old, &env);
 	return r;
@@ -1850,7 +1871,10 @@ EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
 	    !st__enter(&c))
 		return REAL(wordexp)(words, we, flags);
 	struct st_env env;
-	char **old = shell_begin(&c, &env);
+	bool refused;
+	char **old = shell_begin(&c, &env, &refused);
+	if (refused) /* glibc with no /bin/sh: WRDE_NOSPACE (seen as for popen) */
+		return WRDE_NOSPACE;
 	int r = REAL(wordexp)(words, we, flags);
 	shell_end(old, &env);
 	return r;

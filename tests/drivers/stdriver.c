@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+#include <wordexp.h>
 #include <linux/openat2.h>
 
 #include "../../shim/rawsys.h"
@@ -75,6 +76,8 @@ extern char **environ;
  *   stat-late PATH S1 S2: stat PATH, sleep S1 seconds, stat PATH-late, sleep S2 seconds
  *     (a test stops the daemon in the first sleep and lets it go on in the second):
  *     the result of the stat of PATH-late
+ *   shell WORD: system("echo WORD-system"), popen("echo WORD-popen"), wordexp("$(echo
+ *     WORD)"): one line each, "system=STATUS", "popen=read|NULL ERRNO", "wordexp=RC [WORD]"
  *   dlerror PATH: dlopen(PATH, RTLD_NOW) twice, each followed by dlerror(); prints "ok" for
  *     a handle, "msg" for a failure with a message, "nomsg" for one dlerror() says nothing of
  *     (a caller's puts(dlerror()) crashes on it), one word a line
@@ -747,6 +750,31 @@ int main(int argc, char **argv)
 			printf("got %zd bytes\n", n);
 			return 1;
 		}
+	} else if (!strcmp(c, "shell")) {
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd), "echo %s-system", p);
+		int s = system(cmd);
+		printf("system=%d\n", s);
+		fflush(stdout);
+		snprintf(cmd, sizeof(cmd), "echo %s-popen", p);
+		errno = 0;
+		FILE *f = popen(cmd, "r");
+		if (f) {
+			char line[256] = "";
+			if (!fgets(line, sizeof(line), f))
+				line[0] = 0;
+			pclose(f);
+			printf("popen=read %s", line);
+		} else {
+			printf("popen=NULL %s\n", strerrorname_np(errno));
+		}
+		snprintf(cmd, sizeof(cmd), "$(echo %s)", p);
+		wordexp_t we;
+		int w = wordexp(cmd, &we, 0);
+		printf("wordexp=%d %s\n", w, w == 0 && we.we_wordc ? we.we_wordv[0] : "");
+		if (w == 0)
+			wordfree(&we);
+		return 0;
 	} else if (!strcmp(c, "dlerror")) {
 		for (int i = 0; i < 2; i++) {
 			void *h = dlopen(p, RTLD_NOW);

@@ -1096,4 +1096,32 @@ untr=$("$DRV" null-pairs "$W/out/nd" | tr '\n' ' ')
 check "two names, one null: EFAULT as untraced, the hidden one not judged (got: $out; untraced: $untr)" \
 	test "$out" = "$untr"
 check "... no violation" test "$(summary_field "$R" violations)" = 0
+# system(), popen() and wordexp() run /bin/sh by libc's own spawn: the shell is
+# judged as an exec; one the sandbox hides is not run, and each call fails as libc's
+# does with no /bin/sh (system: status 127; popen: NULL, ENOMEM; wordexp:
+# WRDE_NOSPACE, all three seen with /usr/bin hidden under a tmpfs).  The shell ran
+# before, recorded but unjudged.
+mkdir -p "$W/sh"
+cat > "$W/sh/policy" <<P
+allow read /usr/lib
+allow read /etc
+allow read /proc
+allow read /dev
+allow read $B/tests/drivers
+allow exec $B/tests/drivers
+allow any $W/sh
+P
+R=$W/sh/r.jsonl
+out=$(cd "$W/sh" && "$ST" run --fence --policy "$W/sh/policy" --report "$R" -- "$DRV" shell hid | tr '\n' ' ')
+check "system/popen/wordexp with a hidden /bin/sh: the shell not run, libc's failures (got: $out)" \
+	test "$out" = "system=32512 popen=NULL ENOMEM wordexp=1  "
+check "... a violation of the shell's exec" grep -q '"type":"violation",.*"kind":"X","path":"/usr/bin/dash"' "$R"
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+	untr=$(unshare -m sh -c 'mount -t tmpfs none /usr/bin && exec "$0" shell hid' "$DRV" 2>/dev/null | tr '\n' ' ')
+	check "... as untraced with no /bin/sh (got: $untr)" test "$out" = "$untr"
+fi
+printf 'allow exec /usr/bin\nallow read /usr/bin\n' >> "$W/sh/policy"
+out=$(cd "$W/sh" && "$ST" run --fence --policy "$W/sh/policy" --report "$W/sh/r2.jsonl" -- "$DRV" shell vis | tr '\n' ' ')
+check "... an allowed shell runs (got: $out)" test "$out" = "vis-system system=0 popen=read vis-popen wordexp=0 vis "
+check "... and is recorded as run" has X /usr/bin/dash "$W/sh/r2.jsonl"
 done_
