@@ -139,6 +139,21 @@ def main():
         if len(p) == 3 and p[2] == "first_tls"]
     check(len(ft) == 1 and ft[0] % 4096 <= 2048,
           "first_tls starts in the first half of a page (%s)" % ", ".join("%#x" % a for a in ft))
+    # 6. the read-write segment's file part (the data relocations write at every start) is
+    # on one page: the read-only segment ends on a page boundary (layout.ld .st_rw_pad),
+    # else the code's size decides whether it straddles two (a copy-on-write fault more)
+    rw = [l.split() for l in subprocess.run(["readelf", "-lW", lib], capture_output=True, text=True,
+                                             check=True).stdout.splitlines()
+          if l.split()[:1] == ["LOAD"] and l.split()[-2] == "RW"]
+    spans = [(int(p[2], 16), int(p[4], 16)) for p in rw]
+    check(len(spans) == 1 and spans[0][1] > 0 and
+          spans[0][0] >> 12 == (spans[0][0] + spans[0][1] - 1) >> 12,
+          "the read-write segment's file part is on one page (%s)" %
+          ", ".join("%#x + %#x" % sp for sp in spans))
+    rx = [l.split() for l in subprocess.run(["readelf", "-lW", lib], capture_output=True, text=True,
+                                             check=True).stdout.splitlines()
+          if l.split()[:1] == ["LOAD"] and "W" in l.split()[-2] and "E" in l.split()[-2]]
+    check(not rx, "no writable and executable segment")
     return 1 if failed else 0
 
 
