@@ -1948,26 +1948,17 @@ static __attribute__((noinline)) bool dl_name_missing(const char *name)
 	for (unsigned i = si ? next_dir(si, 0) : 0; !found && si && i < si->dls_cnt;
 	     i = next_dir(si, i + 1)) {
 		const char *d = si->dls_serpath[i].dls_name;
-		size_t dl = strlen(d);
-		if (dl + 1 + nlen + 1 > sizeof(buf))
+		if (st__path_join(d, strlen(d), name, nlen, buf, sizeof(buf)) < 0)
 			continue;
-		memcpy(buf, d, dl);
-		buf[dl] = '/';
-		memcpy(buf + dl + 1, name, nlen + 1);
 		found = ST_SYSCALL(SYS_faccessat, AT_FDCWD, buf, F_OK) == 0;
 	}
 	for (unsigned i = si ? next_dir(si, 0) : 0; !found && i < si->dls_cnt;
 	     i = next_dir(si, i + 1)) {
 		const char *d = si->dls_serpath[i].dls_name;
-		size_t dl = strlen(d);
 		/* a relative one (an empty or relative LD_LIBRARY_PATH entry:
 		 * "." or "lib") is looked in below the cwd, as the loader does */
-		if (dl + 1 + nlen + 1 > sizeof(buf))
-			continue;
-		memcpy(buf, d, dl);
-		buf[dl] = '/';
-		memcpy(buf + dl + 1, name, nlen + 1);
-		st__record_path(AT_FDCWD, buf, K_R, false, ENOENT);
+		if (st__path_join(d, strlen(d), name, nlen, buf, sizeof(buf)) >= 0)
+			st__record_path(AT_FDCWD, buf, K_R, false, ENOENT);
 	}
 	free(si);
 	st__leave(&c); /* errno as on entry */
