@@ -405,9 +405,20 @@ void st__leave(struct st_call *c)
  * LD_AUDIT module this is how library dependencies reach the report; the
  * Ctrie makes it a lookup per library after the first process, and the
  * library sets' memo one probe for all of them. */
+/* A name with a slash: an absolute one, or one the loader found along a
+ * relative search directory (LD_LIBRARY_PATH=lib: "lib/libz.so.1", below the
+ * cwd it was loaded from); not the program's "" nor the vDSO's bare
+ * "linux-vdso.so.1", which name no file. */
+static bool has_slash(const char *n)
+{
+	for (; *n; n++)
+		if (*n == '/')
+			return true;
+	return false;
+}
 static const char *noted_name(const char *n)
 {
-	return n && n[0] == '/' && !st__streq(n, st__g.lib_path) ? n : NULL;
+	return n && has_slash(n) && !st__streq(n, st__g.lib_path) ? n : NULL;
 }
 static const char *noted_object(const struct dl_phdr_info *info)
 {
@@ -467,6 +478,8 @@ static int walk_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	if (!n)
 		return 0;
 	if (w->record && !done && !st__record_path0(AT_FDCWD, n, SANDTRACE_KIND_READ, false, 0))
+		w->keyed = false;
+	if (n[0] != '/') /* relative: another process's same name is another file */
 		w->keyed = false;
 	w->h = libset_chain(w->h, n);
 	w->n++;

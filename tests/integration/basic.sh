@@ -674,6 +674,18 @@ for nc in "" --no-cache; do
 		check "... a relative or empty LD_LIBRARY_PATH entry$nc: N $W/dlnf$d/libdoesnotexist.so.2" \
 			has N "$W/dlnf$d/libdoesnotexist.so.2" "$W/dlnf/e$nc.jsonl"
 	done
+	# a library the loader found along a relative directory (its name "rel/libz.so.1",
+	# below the cwd) was not recorded: only absolute names were; twice in one run (two
+	# processes, the second one's set from the library sets' memo) and from another cwd
+	mkdir -p "$W/dlnf/rel" "$W/dlnf/other/rel"
+	cp -L /lib/x86_64-linux-gnu/libz.so.1 "$W/dlnf/rel/libz.so.1" 2>/dev/null &&
+	cp -L /lib/x86_64-linux-gnu/libz.so.1 "$W/dlnf/other/rel/libz.so.1" && {
+	out=$(cd "$W/dlnf" && LD_LIBRARY_PATH=rel "$ST" run $nc --report "$W/dlnf/rel$nc.jsonl" -- sh -c \
+		'"$0" dlopen libz.so.1; "$0" dlopen libz.so.1; cd other && "$0" dlopen libz.so.1' "$DRV" | tr '\n' ' ')
+	check "dlopen along a relative LD_LIBRARY_PATH entry$nc: loaded (got: $out)" test "$out" = "ok ok ok "
+	check "... its read recorded where it is$nc" has R "$W/dlnf/rel/libz.so.1" "$W/dlnf/rel$nc.jsonl"
+	check "... and the same name from another cwd$nc" has R "$W/dlnf/other/rel/libz.so.1" "$W/dlnf/rel$nc.jsonl"
+	}
 done
 # the same from a program with a RUNPATH (the tail call, recorded later): a library closed
 # before the next checked call is recorded at the dlclose, one loaded in an atexit handler
