@@ -79,14 +79,22 @@ check "owner map + fence: undeclared header hidden" test ! -e uses2.o
 # package was used (gcc -> gcc-12 is package gcc's, ar -> x86_64-linux-gnu-ar
 # binutils'); the exec was recorded only as what the link leads to, so the
 # package that owns the link was never counted, with the arena or without it
+# linked OPT OWNERS REPORT CMD...: CMD run with --audit (OPT: "" or --no-cache), the
+# packages of OWNERS, only real-port declared; undeclared REPORT: the packages it used
+# and did not declare
+linked() {
+	opt=$1 owners=$2 rep=$3; shift 3
+	"$ST" run $opt --audit --owners "$owners" --dpkg-root "$S/tests/fixtures/dpkg" --no-implicit-deps \
+		--deps real-port --report "$rep" -- "$@"
+}
+undeclared() { records "$1" package '" ".join(sorted(r["package"] for r in rs if r.get("declared") is False))'; }
 mkdir -p "$W/lk"; cp /bin/true "$W/lk/real-tool"; ln -s real-tool "$W/lk/tool"; ln -s /bin/sh "$W/lk/interp"
 printf '#!%s/lk/interp\nexit 0\n' "$W" > "$W/lk/script"; chmod +x "$W/lk/script"
 printf '%s/lk/tool\tlink-port\n%s/lk/real-tool\treal-port\n%s/lk/interp\tinterp-port\n%s/lk/script\treal-port\n' "$W" "$W" "$W" "$W" > "$W/lk/owners"
 for nc in "" --no-cache; do
 	R=$W/lk/r$nc.jsonl
-	"$ST" run $nc --audit --owners "$W/lk/owners" --dpkg-root "$S/tests/fixtures/dpkg" --no-implicit-deps --deps real-port \
-		--report "$R" -- sh -c "$W/lk/tool && $W/lk/script && cd $W/lk && PATH=$W/lk ./tool && PATH=$W/lk tool"
-	got=$(records "$R" package '" ".join(sorted(r["package"] for r in rs if r.get("declared") is False))')
+	linked "$nc" "$W/lk/owners" "$R" sh -c "$W/lk/tool && $W/lk/script && cd $W/lk && PATH=$W/lk ./tool && PATH=$W/lk tool"
+	got=$(undeclared "$R")
 	check "a program and an interpreter run through links${nc:+ ($nc)}: the links' packages used, undeclared (got: $got)" \
 		test "$got" = "interp-port link-port"
 	check "... the link recorded once, as a query of its name${nc:+ ($nc)}" \
@@ -99,9 +107,8 @@ ln -s "$W/lc/alt/cc" "$W/lc/cc"
 printf '%s/lc/cc\tcc-port\n%s/lc/alt/cc\talt-port\n%s/lc/gcc\tgcc-port\n%s/lc/real-cc\treal-port\n' "$W" "$W" "$W" "$W" > "$W/lc/owners"
 for nc in "" --no-cache; do
 	R=$W/lc/r$nc.jsonl
-	"$ST" run $nc --audit --owners "$W/lc/owners" --dpkg-root "$S/tests/fixtures/dpkg" --no-implicit-deps --deps real-port \
-		--report "$R" -- sh -c "$W/lc/cc && cd $W/lc && PATH=$W/lc cc"
-	got=$(records "$R" package '" ".join(sorted(r["package"] for r in rs if r.get("declared") is False))')
+	linked "$nc" "$W/lc/owners" "$R" sh -c "$W/lc/cc && cd $W/lc && PATH=$W/lc cc"
+	got=$(undeclared "$R")
 	check "a program run through a chain of links${nc:+ ($nc)}: every link's package used (got: $got)" \
 		test "$got" = "alt-port cc-port gcc-port"
 done
@@ -109,8 +116,7 @@ done
 # ran through the link, whose package was counted used all the same
 for nc in "" --no-cache; do
 	R=$W/lc/nf$nc.jsonl
-	"$ST" run $nc --audit --owners "$W/lc/owners" --dpkg-root "$S/tests/fixtures/dpkg" --no-implicit-deps --deps real-port \
-		--report "$R" -- "$DRV" execveat-nofollow "$W/lc" gcc > /dev/null
+	linked "$nc" "$W/lc/owners" "$R" "$DRV" execveat-nofollow "$W/lc" gcc > /dev/null
 	check "a no-follow exec of a link${nc:+ ($nc)}: the link not recorded as run through" \
 		sh -c "! '$ST' report --list '$R' | grep -q '^Q	$W/lc/gcc\$'"
 done
