@@ -630,6 +630,16 @@ static void note_link(const struct st_acc *a)
 	}
 }
 
+/* name as the child of spawn_child_dir's dir looks it up: dir/name for a
+ * relative name, in out (cap bytes); name itself when dir is "" or name is
+ * absolute, or when the two do not fit */
+static const char *spawn_child_name(const char *dir, const char *name, char *out, size_t cap)
+{
+	if (!dir[0] || !name || name[0] == '/')
+		return name;
+	return st__path_join(dir, strlen(dir), name, strlen(name), out, cap) >= 0 ? out : name;
+}
+
 /* A second file an exec runs (a #! interpreter, the program the dynamic
  * loader is asked to load), judged as an access of kind of its own: 0, or
  * the errno of its refusal (ENOENT: one the sandbox hides fails the exec as
@@ -642,9 +652,7 @@ static void note_link(const struct st_acc *a)
 static int note_second(const char *path, unsigned kind, const char *dir)
 {
 	char joined[PATH_MAX];
-	if (dir[0] && path[0] != '/' &&
-	    st__path_join(dir, strlen(dir), path, strlen(path), joined, sizeof(joined)) >= 0)
-		path = joined;
+	path = spawn_child_name(dir, path, joined, sizeof(joined));
 	struct st_acc *b = &st__tls_acc[1];
 	st__acc_init(b, AT_FDCWD, path, kind, false);
 	int e = st__pre(b);
@@ -1179,16 +1187,6 @@ static bool spawn_child_dir(const posix_spawn_file_actions_t *fa, char *buf, siz
 		last_dir = i;
 	}
 	return true;
-}
-
-/* name as the child of spawn_child_dir's dir looks it up: dir/name for a
- * relative name, in out (cap bytes); name itself when dir is "" or name is
- * absolute, or when the two do not fit */
-static const char *spawn_child_name(const char *dir, const char *name, char *out, size_t cap)
-{
-	if (!dir[0] || !name || name[0] == '/')
-		return name;
-	return st__path_join(dir, strlen(dir), name, strlen(name), out, cap) >= 0 ? out : name;
 }
 
 /* A relative name in out (cap bytes) put under dir (spawn_child_dir's, ""
@@ -1799,8 +1797,8 @@ static char **swap_environ(struct st_env *env)
  * as libc does when the shell is missing), with the shim's variables put
  * back into environ for the call (swap_environ).  shell_begin leaves the
  * shim (the opens the call makes are checked as the program's); shell_end
- * puts environ back, keeping the call's errno.  NULL and *refused false:
- * nothing to put back. */
+ * puts environ back, keeping the call's errno (not called after a
+ * refusal).  NULL and *refused false: nothing to put back. */
 static char **shell_begin(struct st_call *c, struct st_env *env, bool *refused)
 {
 	struct st_acc *a = &st__tls_acc[0];
@@ -1808,7 +1806,6 @@ static char **shell_begin(struct st_call *c, struct st_env *env, bool *refused)
 	*refused = st__pre(a) != 0;
 	if (*refused) {
 		st__leave(c);
-		env->map = NULL;
 		return NULL;
 	}
 	st__post(a, 0);

@@ -992,19 +992,30 @@ EXPORT DIR *opendir(const char *path)
 /* scandir lists with internal calls: hidden names are taken out of the
  * result (freed, the array compacted), after sorting, so the order of what
  * is left is the program's.  dir is the listed directory's absolute path. */
+/* A copy of the listed directory's name dir (dlen bytes) that
+ * st__entry_hidden may write behind: in buf (PATH_MAX + NAME_MAX + 2 bytes)
+ * or, a name longer than PATH_MAX (the shim names directories up to 2 x
+ * PATH_MAX deep), in a mapping of its own (*out; *map bytes to munmap when
+ * not 0).  Its length, or -ENAMETOOLONG with no room for one: every entry is
+ * then hidden (fail closed), as st__listing_dir does for a descriptor. */
+static ssize_t listed_dir_copy(const char *dir, size_t dlen, char *buf, char **out, size_t *map)
+{
+	*map = 0;
+	*out = buf;
+	if (dlen > PATH_MAX && !(*out = st__dir_map(dlen, map))) {
+		*out = buf;
+		return -ENAMETOOLONG;
+	}
+	memcpy(*out, dir, dlen);
+	return (ssize_t)dlen;
+}
+
 static void scan_filter(void **list, int *n, size_t name_off, const char *dir, size_t dlen)
 {
-	char fullb[PATH_MAX + NAME_MAX + 2], *full = fullb;
-	size_t map = 0;
-	ssize_t dl = (ssize_t)dlen;
+	char fullb[PATH_MAX + NAME_MAX + 2], *full;
+	size_t map;
+	ssize_t dl = listed_dir_copy(dir, dlen, fullb, &full, &map);
 	int w = 0;
-	/* a name longer than PATH_MAX (the shim names directories up to
-	 * 2 x PATH_MAX deep) in a mapping of its own; without one, every
-	 * entry is hidden (fail closed) */
-	if (dlen > PATH_MAX && !(full = st__dir_map(dlen, &map)))
-		dl = -ENAMETOOLONG;
-	else
-		memcpy(full, dir, dlen);
 	for (int i = 0; i < *n; i++) {
 		const char *name = (const char *)list[i] + name_off;
 		if (st__entry_hidden(full, dl, name, strnlen(name, NAME_MAX + 1)))
@@ -1031,14 +1042,10 @@ static bool sel_hidden(const char *name)
 	struct st_call c;
 	if (!st__enter(&c))
 		return false;
-	char fullb[PATH_MAX + NAME_MAX + 2], *full = fullb;
-	size_t map = 0;
-	ssize_t dl = (ssize_t)tls_sel_dlen;
-	/* as scan_filter: a longer name in a mapping (one an entry: rare) */
-	if (tls_sel_dlen > PATH_MAX && !(full = st__dir_map(tls_sel_dlen, &map)))
-		dl = -ENAMETOOLONG;
-	else
-		memcpy(full, tls_sel_dir, tls_sel_dlen);
+	/* a name longer than PATH_MAX in a mapping (one an entry: rare) */
+	char fullb[PATH_MAX + NAME_MAX + 2], *full;
+	size_t map;
+	ssize_t dl = listed_dir_copy(tls_sel_dir, tls_sel_dlen, fullb, &full, &map);
 	bool hide = st__entry_hidden(full, dl, name, strnlen(name, NAME_MAX + 1));
 	if (map)
 		munmap(full, map);
