@@ -23,6 +23,51 @@
  * ONE_PATH_ROOTED(..., in_root, call): the same, the path resolved below
  * fdir when in_root (openat2's RESOLVE_IN_ROOT; fpath then relative).
  */
+/*
+ * ST_REFUSAL(type, failv, e, pvar, call): the errno a refused call gives.
+ * A refusal is e, ENOENT (the sandbox hides the name) or EACCES (visible,
+ * not writable), unless the call fails otherwise on a name that does not
+ * exist: the kernel checks its flags, modes and lengths before it looks the
+ * name up (fstatat's unknown flag, truncate's negative length, renameat2's
+ * RENAME_EXCHANGE|RENAME_NOREPLACE, a bad fopen mode are EINVAL for any
+ * name), so the refused call gives what it would give for a missing file.
+ * The call is made once more with pvar (the refused name, an lvalue the call
+ * reads: a pointer variable; a literal or an array is not probed) set to
+ * ST_ABSENT, whose lookup fails at its second component for
+ * any caller (a /proc that is mounted or not), so nothing is created,
+ * changed or opened; a result that is not failv is undone all the same.
+ * Not for an empty or null name (a descriptor's file). Costs a refusal one
+ * system call; must run between st__enter and st__leave (the call is
+ * forwarded untouched). Async-signal-safe as the call is.
+ */
+#define ST_ABSENT "/proc/-1/sandtrace-absent"
+/* ST_NOPROBE(p): a name judged that the call does not read itself (a
+ * path made from the call's arguments): ST_REFUSAL does not probe it.  The
+ * same lvalue, read only; tests/refusal_probe.py checks that every other
+ * wrapper's judged name is read by its call. */
+#define ST_NOPROBE(p) (*(const char *const *)&(p))
+#define ST_REFUSAL(type, failv, e, pvar, call)                                                     \
+	({                                                                                         \
+		int re_ = (e);                                                                     \
+		/* a pointer variable only: not a literal or an array */                          \
+		const char **pp_ = (const char **)(void *)_Generic(&(pvar), const char **: &(pvar), \
+								   char **: &(pvar),          \
+								   default: NULL);            \
+		const char *held_ = pp_ ? *pp_ : NULL;                                             \
+		if ((re_ == ENOENT || re_ == EACCES) && !st__null(held_) && held_[0]) {            \
+			*pp_ = ST_ABSENT;                                                          \
+			errno = 0;                                                                 \
+			type pr_ = ST_FORWARD(call);                                               \
+			int pe_ = errno;                                                           \
+			*pp_ = held_;                                                              \
+			if (pr_ != (failv))                                                        \
+				ST_UNDO_RESULT(pr_);                                               \
+			else if (pe_ != 0 && pe_ != ENOENT)                                        \
+				re_ = pe_;                                                         \
+		}                                                                                  \
+		re_;                                                                               \
+	})
+
 #define ONE_PATH(type, failv, failed, fdir, fpath, kind, nofollow, empty, call)                    \
 	ONE_PATH_ROOTED(type, failv, failed, fdir, fpath, kind, nofollow, empty, false, call)
 #define ONE_PATH_ROOTED(type, failv, failed, fdir, fpath, kind, nofollow, empty, root, call)       \
@@ -52,6 +97,7 @@
 		a_->in_root = (root);                                                              \
 		int e_ = st__pre(a_);                                                              \
 		if (e_) {                                                                          \
+			e_ = ST_REFUSAL(type, failv, e_, fpath, call);                             \
 			st__leave(&c_);                                                            \
 			errno = e_;                                                                \
 			return failv;                                                              \
@@ -121,10 +167,14 @@ static inline bool st__null(const void *p)
 		b_->empty_path = (e2);                                                             \
 		a_->pair = b_->pair = true;                                         \
 		int e_ = st__pre(a_);                                                              \
-		if (!e_)                                                                           \
+		if (!e_) {                                                                         \
 			e_ = st__pre(b_);                                                          \
-		else                                                                               \
+			if (e_)                                                                    \
+				e_ = ST_REFUSAL(type, failv, e_, p2, call);                        \
+		} else {                                                                           \
 			st__acc_done(b_);                                                          \
+			e_ = ST_REFUSAL(type, failv, e_, p1, call);                                \
+		}                                                                                  \
 		if (e_) {                                                                          \
 			st__acc_done(a_);                                                          \
 			st__acc_done(b_);                                                          \

@@ -330,8 +330,8 @@ EXPORT int shm_open(const char *name, int flags, mode_t mode)
 	if (!path)
 		return REAL(shm_open)(name, flags, mode);
 	/* glibc opens it with O_NOFOLLOW */
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, st_open_kind(flags), true, false,
-		 REAL(shm_open)(name, flags, mode));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, ST_NOPROBE(path), st_open_kind(flags), true,
+		 false, REAL(shm_open)(name, flags, mode));
 }
 /* shm_unlink and sem_unlink: a removal of the name's file (prefix: see
  * shm_path), by real */
@@ -341,7 +341,7 @@ static int shm_name_unlink(const char *name, const char *prefix, int (*real)(con
 	const char *path = shm_path(buf, sizeof(buf), name, prefix);
 	if (!path)
 		return real(name);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, real(name));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, ST_NOPROBE(path), K_W, NF_NAME, false, real(name));
 }
 EXPORT int shm_unlink(const char *name)
 {
@@ -364,8 +364,8 @@ EXPORT sem_t *sem_open(const char *name, int flags, ...)
 	const char *path = shm_path(buf, sizeof(buf), name, "sem.");
 	if (!path)
 		return REAL(sem_open)(name, flags, mode, value);
-	ONE_PATH(sem_t *, SEM_FAILED, (r_ == SEM_FAILED), AT_FDCWD, path, K_W, true, false,
-		 REAL(sem_open)(name, flags, mode, value));
+	ONE_PATH(sem_t *, SEM_FAILED, (r_ == SEM_FAILED), AT_FDCWD, ST_NOPROBE(path), K_W, true,
+		 false, REAL(sem_open)(name, flags, mode, value));
 }
 EXPORT int sem_unlink(const char *name)
 {
@@ -543,9 +543,10 @@ EXPORT int fanotify_mark(int fd, unsigned int flags, uint64_t mask, int dirfd, c
 {
 	if (flags & FAN_MARK_FLUSH)
 		return REAL(fanotify_mark)(fd, flags, mask, dirfd, path);
-	ONE_PATH(int, -1, FAILED_INT, dirfd, path ? path : "", K_Q,
-		 (flags & FAN_MARK_DONT_FOLLOW) != 0, path == NULL,
-		 REAL(fanotify_mark)(fd, flags, mask, dirfd, path));
+	/* name: what is judged, and what the call reads (ST_REFUSAL sets it) */
+	const char *name = path ? path : "";
+	ONE_PATH(int, -1, FAILED_INT, dirfd, name, K_Q, (flags & FAN_MARK_DONT_FOLLOW) != 0,
+		 path == NULL, REAL(fanotify_mark)(fd, flags, mask, dirfd, path ? name : NULL));
 }
 
 /* ---- extended attributes: reading them is a query, changing them a write ---- */
@@ -1694,7 +1695,10 @@ static long move_mount_checked(bool raw, int fdfd, const char *fpath, int tdfd, 
 	/* a null name with its EMPTY_PATH flag is the descriptor's file, as "" */
 	const char *fp = !fpath && fe ? "" : fpath, *tp = !tpath && te ? "" : tpath;
 	bool fskip = empty_unnamed(fdfd, fp, fe), tskip = empty_unnamed(tdfd, tp, te);
-#define MOVE_MOUNT_CALL MNT_FWD(raw, SYS_move_mount, move_mount, fdfd, fpath, tdfd, tpath, flags)
+/* fp and tp: what is judged, and what the call reads (ST_REFUSAL sets them) */
+#define MOVE_MOUNT_CALL                                                                            \
+	MNT_FWD(raw, SYS_move_mount, move_mount, fdfd, fpath ? fp : fpath, tdfd, tpath ? tp : tpath, \
+		flags)
 	if (fskip && tskip)
 		return MOVE_MOUNT_CALL;
 	if (fskip)
@@ -1731,7 +1735,7 @@ static long fsconfig_checked(bool raw, int fd, unsigned cmd, const char *key, co
 			     int aux)
 {
 	const char *v = value;
-#define FSCONFIG_CALL MNT_FWD(raw, SYS_fsconfig, fsconfig, fd, cmd, key, value, aux)
+#define FSCONFIG_CALL MNT_FWD(raw, SYS_fsconfig, fsconfig, fd, cmd, key, (const void *)v, aux)
 	if (cmd == FSCONFIG_SET_PATH || cmd == FSCONFIG_SET_PATH_EMPTY) {
 		bool empty = cmd == FSCONFIG_SET_PATH_EMPTY;
 		if (empty_unnamed(aux, v, empty))

@@ -82,8 +82,11 @@ static long sys_openat2(int dirfd, const char *path, const struct open_how *how,
 			judged++;
 	if (judged && !*judged && path && *path)
 		judged = ".";
-	ONE_PATH_ROOTED(long, -1, (r_ < 0), dirfd, judged, st_open_kind(flags), nofollow, false,
-			in_root, REAL(syscall)(SYS_openat2, dirfd, path, how, size));
+	if (!in_root) /* judged is path */
+		ONE_PATH(long, -1, (r_ < 0), dirfd, path, st_open_kind(flags), nofollow, false,
+			 REAL(syscall)(SYS_openat2, dirfd, path, how, size));
+	ONE_PATH_ROOTED(long, -1, (r_ < 0), dirfd, ST_NOPROBE(judged), st_open_kind(flags),
+			nofollow, false, in_root, REAL(syscall)(SYS_openat2, dirfd, path, how, size));
 }
 static long sys_fchmodat2(int dirfd, const char *path, mode_t mode, int flags)
 {
@@ -132,9 +135,11 @@ static long sys_at_flags_call(long nr, int dirfd, const char *path, unsigned kin
 	 * would be skipped unjudged, a set or removed xattr unrecorded and,
 	 * fenced, let through to a file the run may only read */
 	bool empty = (at_flags & AT_EMPTY_PATH) != 0, nul = !path && empty;
-	ONE_PATH(long, -1, (r_ < 0), dirfd, nul ? "" : path, kind,
+	/* name: what is judged, and what the call reads (ST_REFUSAL sets it) */
+	const char *name = nul ? "" : path;
+	ONE_PATH(long, -1, (r_ < 0), dirfd, name, kind,
 		 nul || (at_flags & AT_SYMLINK_NOFOLLOW) != 0, empty,
-		 REAL(syscall)(nr, dirfd, path, a3, a4, a5, a6));
+		 REAL(syscall)(nr, dirfd, nul ? path : name, a3, a4, a5, a6));
 }
 #endif
 

@@ -78,6 +78,9 @@ extern char **environ;
  *     the result of the stat of PATH-late
  *   shell WORD: system("echo WORD-system"), popen("echo WORD-popen"), wordexp("$(echo
  *     WORD)"): one line each, "system=STATUS", "popen=read|NULL ERRNO", "wordexp=RC [WORD]"
+ *   badargs PATH OTHER: calls on PATH with a flag, mode or length the kernel refuses
+ *     before it looks the name up (OTHER, a name that does not exist, as the second
+ *     name of the two-name calls; each side is tried): one line each, "CALL=ERRNO"
  *   dlerror PATH: dlopen(PATH, RTLD_NOW) twice, each followed by dlerror(); prints "ok" for
  *     a handle, "msg" for a failure with a message, "nomsg" for one dlerror() says nothing of
  *     (a caller's puts(dlerror()) crashes on it), one word a line
@@ -774,6 +777,43 @@ int main(int argc, char **argv)
 		printf("wordexp=%d %s\n", w, w == 0 && we.we_wordc ? we.we_wordv[0] : "");
 		if (w == 0)
 			wordfree(&we);
+		return 0;
+	} else if (!strcmp(c, "badargs")) {
+		const char *o = argc > 3 ? argv[3] : "";
+		const int bad = 0x40000000; /* no call takes this flag */
+		struct stat st;
+		struct statx sx;
+		struct open_how how = {.flags = O_RDONLY, .resolve = 0x80000};
+#define BADARG(name, expr)                                                                         \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		long r_ = (long)(expr);                                                            \
+		printf("%s=%s\n", name, r_ == -1 ? strerrorname_np(errno) : "ok");                \
+	} while (0)
+		BADARG("fstatat", fstatat(AT_FDCWD, p, &st, bad));
+		BADARG("statx", statx(AT_FDCWD, p, bad, 0, &sx));
+		BADARG("faccessat-mode", faccessat(AT_FDCWD, p, 0x80, 0));
+		BADARG("faccessat", faccessat(AT_FDCWD, p, R_OK, bad));
+		BADARG("open-tmpfile-rdonly", open(p, O_TMPFILE | O_RDONLY));
+		BADARG("openat2", syscall(SYS_openat2, AT_FDCWD, p, &how, sizeof(how)));
+		BADARG("renameat2-first", renameat2(AT_FDCWD, p, AT_FDCWD, o,
+						    RENAME_EXCHANGE | RENAME_NOREPLACE));
+		BADARG("renameat2-second", renameat2(AT_FDCWD, o, AT_FDCWD, p,
+						     RENAME_EXCHANGE | RENAME_NOREPLACE));
+		BADARG("linkat", linkat(AT_FDCWD, p, AT_FDCWD, o, bad));
+		BADARG("unlinkat", unlinkat(AT_FDCWD, p, bad));
+		BADARG("fchmodat", fchmodat(AT_FDCWD, p, 0600, bad));
+		BADARG("fchownat", fchownat(AT_FDCWD, p, 0, 0, bad));
+		BADARG("utimensat", utimensat(AT_FDCWD, p, NULL, bad));
+		BADARG("truncate", truncate(p, -1));
+		BADARG("syscall-fchmodat2", syscall(452 /* fchmodat2 */, AT_FDCWD, p, 0600, bad));
+		BADARG("syscall-newfstatat", syscall(SYS_newfstatat, AT_FDCWD, p, &st, bad));
+		errno = 0;
+		FILE *f = fopen(p, "q");
+		printf("fopen-mode=%s\n", f ? "ok" : strerrorname_np(errno));
+		if (f)
+			fclose(f);
+#undef BADARG
 		return 0;
 	} else if (!strcmp(c, "dlerror")) {
 		for (int i = 0; i < 2; i++) {

@@ -1096,6 +1096,21 @@ untr=$("$DRV" null-pairs "$W/out/nd" | tr '\n' ' ')
 check "two names, one null: EFAULT as untraced, the hidden one not judged (got: $out; untraced: $untr)" \
 	test "$out" = "$untr"
 check "... no violation" test "$(summary_field "$R" violations)" = 0
+# A refused call fails as it would on a name that does not exist: a flag, mode or
+# length the kernel refuses before any lookup is EINVAL for a hidden name too, as
+# untraced (ENOENT before ST_REFUSAL); the probe touches nothing.
+mkdir -p "$W/ba/hid" "$W/ba/in"
+echo keep > "$W/ba/hid/f"
+printf 'deny any %s\nallow any /\n' "$W/ba/hid" > "$W/ba/policy"
+untr=$("$DRV" badargs "$W/ba/hid/f" "$W/ba/in/o" | tr '\n' ' ')
+R=$W/ba/r.jsonl
+out=$("$ST" run --fence --policy "$W/ba/policy" --report "$R" -- "$DRV" badargs "$W/ba/hid/f" "$W/ba/in/o" | tr '\n' ' ')
+check "bad arguments on a hidden name: the untraced errors (got: $out)" test "$out" = "$untr"
+check "... EINVAL each, untraced" test "$("$DRV" badargs "$W/ba/hid/f" "$W/ba/in/o" | grep -cv '=EINVAL$')" = 0
+check "... the hidden file untouched" test "$(cat "$W/ba/hid/f")" = keep
+check "... no name made beside it" test -z "$(ls -A "$W/ba/in")"
+out=$("$ST" run --fence --policy "$W/ba/policy" --report "$R" -- "$DRV" stat "$W/ba/hid/f")
+check "... a plain stat of it still hidden (got: $out)" test "$out" = ENOENT
 # system(), popen() and wordexp() run /bin/sh by libc's own spawn: the shell is
 # judged as an exec; one the sandbox hides is not run, and each call fails as libc's
 # does with no /bin/sh (system: status 127; popen: NULL, ENOMEM; wordexp:
