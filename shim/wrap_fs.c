@@ -9,6 +9,7 @@
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "wrap.h"
@@ -547,6 +548,111 @@ EXPORT int fanotify_mark(int fd, unsigned int flags, uint64_t mask, int dirfd, c
 	const char *name = path ? path : "";
 	ONE_PATH(int, -1, FAILED_INT, dirfd, name, K_Q, (flags & FAN_MARK_DONT_FOLLOW) != 0,
 		 path == NULL, REAL(fanotify_mark)(fd, flags, mask, dirfd, path ? name : NULL));
+}
+
+/*
+ * ---- a unix socket's name ----
+ * bind of a unix socket to a name makes a file there (a write of the name
+ * itself, as mknod: an existing one, a link too, is EADDRINUSE); connect,
+ * and the destination of a datagram (sendto, sendmsg, sendmmsg), look the
+ * name up, following links (a query).  A name the sandbox hides is not
+ * there (ENOENT), a bind in a visible place that may not be written is
+ * EACCES, as for any other file.  Abstract names (a first byte 0), an
+ * autobind (no name), other families and calls the kernel refuses before
+ * it looks a name up (a name too long, a socket of another family, a
+ * stream's or seqpacket's send, which ignores or refuses the address) are
+ * forwarded unjudged.
+ */
+#define SUN_MAX (sizeof(((struct sockaddr_un *)0)->sun_path))
+/* The file name of a unix socket address, in buf (SUN_MAX + 1 bytes), as
+ * the kernel takes it: up to the first 0 or the address's end; NULL for
+ * an address that names no file. */
+static const char *sun_name(const struct sockaddr *sa, socklen_t len, char *buf)
+{
+	size_t head = offsetof(struct sockaddr_un, sun_path);
+	if (!sa || len <= head || len > sizeof(struct sockaddr_un) || sa->sa_family != AF_UNIX)
+		return NULL;
+	const char *p = ((const struct sockaddr_un *)sa)->sun_path;
+	size_t n = 0;
+	while (n < len - head && p[n]) {
+		buf[n] = p[n];
+		n++;
+	}
+	buf[n] = 0;
+	return n ? buf : NULL;
+}
+/* Is fd a unix socket (of type want, or any type when want is 0)? */
+static bool unix_socket(int fd, int want)
+{
+	int v = 0;
+	socklen_t l = sizeof(v);
+	if (ST_SYSCALL(SYS_getsockopt, fd, SOL_SOCKET, SO_DOMAIN, &v, &l) != 0 || v != AF_UNIX)
+		return false;
+	if (!want)
+		return true;
+	l = sizeof(v);
+	return ST_SYSCALL(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &v, &l) == 0 && v == want;
+}
+EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	char buf[SUN_MAX + 1];
+	const char *path = sun_name(sa, len, buf);
+	if (!path || !unix_socket(fd, 0))
+		return REAL(bind)(fd, sa, len);
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, REAL(bind)(fd, sa, len));
+}
+EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	char buf[SUN_MAX + 1];
+	const char *path = sun_name(sa, len, buf);
+	if (!path || !unix_socket(fd, 0))
+		return REAL(connect)(fd, sa, len);
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(connect)(fd, sa, len));
+}
+EXPORT ssize_t sendto(int fd, const void *b, size_t n, int flags, const struct sockaddr *sa,
+		      socklen_t len)
+{
+	char buf[SUN_MAX + 1];
+	const char *path = sun_name(sa, len, buf);
+	if (!path || !unix_socket(fd, SOCK_DGRAM))
+		return REAL(sendto)(fd, b, n, flags, sa, len);
+	ONE_PATH(ssize_t, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false,
+		 REAL(sendto)(fd, b, n, flags, sa, len));
+}
+EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
+{
+	char buf[SUN_MAX + 1];
+	const char *path = m ? sun_name(m->msg_name, m->msg_namelen, buf) : NULL;
+	if (!path || !unix_socket(fd, SOCK_DGRAM))
+		return REAL(sendmsg)(fd, m, flags);
+	ONE_PATH(ssize_t, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false,
+		 REAL(sendmsg)(fd, m, flags));
+}
+/* sendmmsg is the kernel's loop of sendmsg, one message after the other, which
+ * stops at the first failure (then the count sent, or -1 for the first): with
+ * a named destination among them, the same loop of the sendmsg wrapper */
+EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int vlen, int flags)
+{
+	char buf[SUN_MAX + 1];
+	unsigned i = 0;
+	if (vlen > 1024) /* the kernel's UIO_MAXIOV: more are not sent */
+		vlen = 1024;
+	while (v && i < vlen && !sun_name(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, buf))
+		i++;
+	if (!v || i >= vlen || !unix_socket(fd, SOCK_DGRAM))
+		return REAL(sendmmsg)(fd, v, vlen, flags);
+	int saved = errno;
+	for (i = 0; i < vlen; i++) {
+		ssize_t r = sendmsg(fd, &v[i].msg_hdr, flags);
+		if (r < 0) {
+			if (!i)
+				return -1;
+			break;
+		}
+		v[i].msg_len = (unsigned)r;
+	}
+	errno = saved;
+	return (int)i;
 }
 
 /* ---- extended attributes: reading them is a query, changing them a write ---- */

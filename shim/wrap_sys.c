@@ -340,6 +340,18 @@ EXPORT long syscall(long nr, ...)
 		return removexattr(P(a1), P(a2));
 	case SYS_lremovexattr:
 		return lremovexattr(P(a1), P(a2));
+	/* a unix socket's name, as the named wrappers judge it */
+	case SYS_bind:
+		return bind(I(a1), (const struct sockaddr *)a2, (socklen_t)a3);
+	case SYS_connect:
+		return connect(I(a1), (const struct sockaddr *)a2, (socklen_t)a3);
+	case SYS_sendto:
+		return sendto(I(a1), (const void *)a2, (size_t)a3, I(a4),
+			      (const struct sockaddr *)a5, (socklen_t)a6);
+	case SYS_sendmsg:
+		return sendmsg(I(a1), (const struct msghdr *)a2, I(a3));
+	case SYS_sendmmsg:
+		return sendmmsg(I(a1), (struct mmsghdr *)a2, (unsigned)a3, I(a4));
 	case SYS_execve:
 		return execve(P(a1), (char *const *)a2, (char *const *)a3);
 	case SYS_execveat:

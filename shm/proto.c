@@ -13,6 +13,19 @@
 
 #define ST__MAX_PARTS 6
 
+#if defined(SANDTRACE_IN_SHIM)
+/* In the preload, the daemon's messages go out by an inline system call
+ * (shim/rawsys.h): the shim's own sendmsg wrapper (a unix socket's named
+ * destination, shim/wrap_fs.c) is not for its own connection. */
+#include "../shim/rawsys.h"
+#if ST_HAVE_RAW_SYSCALL
+#define st__sendmsg(fd, m, f) st__sys6(SYS_sendmsg, (fd), (long)(m), (f), 0, 0, 0)
+#endif
+#endif
+#ifndef st__sendmsg
+#define st__sendmsg sendmsg
+#endif
+
 void sandtrace_proto_frame(struct sandtrace_frame *f, unsigned type, uint32_t len, uint32_t seq,
 			   uint32_t flags)
 {
@@ -164,7 +177,7 @@ int sandtrace_proto_send(int fd, unsigned type, uint32_t seq, uint32_t flags,
 		mh.msg_iov = iov + cur;
 		mh.msg_iovlen = (size_t)(n - cur);
 		/* MSG_NOSIGNAL: a dead daemon is -EPIPE, not a SIGPIPE in the traced program */
-		w = sendmsg(fd, &mh, MSG_NOSIGNAL);
+		w = st__sendmsg(fd, &mh, MSG_NOSIGNAL);
 		if (w < 0) {
 			int rc;
 

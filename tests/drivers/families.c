@@ -38,6 +38,8 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/ipc.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -127,6 +129,21 @@ static void res_status(int st)
 		say("E?");
 }
 
+/* a unix socket address naming path: -1 if it does not fit */
+static int sun_addr(struct sockaddr_un *a, const char *path)
+{
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(a->sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(a->sun_path, path);
+	return 0;
+}
+/* a unix socket of type t, and the address of p (the case's name) */
+#define SUN(t)                                                                                     	struct sockaddr_un sa;                                                                     	TRY(fd = socket(AF_UNIX, (t) | SOCK_CLOEXEC, 0));                                          	TRY(sun_addr(&sa, p));                                                                     	struct iovec iov = {(void *)"m", 1};                                                       	struct mmsghdr mm[2] = {{.msg_hdr = {.msg_name = &sa, .msg_namelen = sizeof(sa),          					     .msg_iov = &iov, .msg_iovlen = 1}},                  				{.msg_hdr = {.msg_name = &sa, .msg_namelen = sizeof(sa),          					     .msg_iov = &iov, .msg_iovlen = 1}}};                 	(void)mm
+
 /* ---- fixtures ---- */
 static void die(const char *what, const char *path)
 {
@@ -157,7 +174,9 @@ static void copyfile(const char *from, const char *to)
  *   F file   S symlink to SUFFIX.target (and that file)   D directory with "file"
  *   T copy of /bin/true   P #! script "exit 0"   X file with xattr user.fam
  *   L copy of $FAM_SO   B directory bind-mounted on itself (root, FAM_MOUNT only)
- *   K symlink to a directory SUFFIX.target */
+ *   K symlink to a directory SUFFIX.target
+ *   U a unix stream socket's file, V a datagram socket's (no socket behind
+ *     either once setup ends: a connect or a send to it is ECONNREFUSED) */
 static void fixtures(const char *spec)
 {
 	for (const char *s = spec; *s;) {
@@ -214,6 +233,15 @@ static void fixtures(const char *spec)
 			snprintf(t, sizeof(t), "%s.target", path);
 			if (mkdir(t, 0755) < 0 || symlink(t, path) < 0)
 				die("symlink", path);
+			break;
+		}
+		case 'U':
+		case 'V': {
+			struct sockaddr_un a;
+			int s = socket(AF_UNIX, kind == 'U' ? SOCK_STREAM : SOCK_DGRAM, 0);
+			if (s < 0 || sun_addr(&a, path) < 0 || bind(s, (struct sockaddr *)&a, sizeof(a)) < 0)
+				die("bind", path);
+			close(s);
 			break;
 		}
 		default:
@@ -710,6 +738,14 @@ static void run_all(void)
 		close(fd);
 	}
 
+	/* ---- a unix socket's name: bind makes it, connect and a datagram's
+	 * destination look it up (the fixtures' sockets are gone: ECONNREFUSED) ---- */
+	CASE("bind", "") { SUN(SOCK_STREAM); res(bind(fd, (struct sockaddr *)&sa, sizeof(sa))); close(fd); }
+	CASE("connect", "U") { SUN(SOCK_STREAM); res(connect(fd, (struct sockaddr *)&sa, sizeof(sa))); close(fd); }
+	CASE("sendto", "V") { SUN(SOCK_DGRAM); res(sendto(fd, "m", 1, 0, (struct sockaddr *)&sa, sizeof(sa))); close(fd); }
+	CASE("sendmsg", "V") { SUN(SOCK_DGRAM); res(sendmsg(fd, &mm[0].msg_hdr, 0)); close(fd); }
+	CASE("sendmmsg", "V") { SUN(SOCK_DGRAM); res(sendmmsg(fd, mm, 2, 0)); close(fd); }
+
 	/* ---- temporary files: judged on the template, recorded by the final name ---- */
 	CASE("mkstemp", "") res(mkstemp(strcpy(buf, S(".XXXXXX"))));
 	CASE("mkstemp64", "") res(mkstemp64(strcpy(buf, S(".XXXXXX"))));
@@ -1041,6 +1077,11 @@ static void run_all(void)
 			res(syscall(469, wfd, rel(""), &fa, sizeof(fa), 0));
 		}
 	}
+	CASE("SYS_bind", "") { SUN(SOCK_STREAM); res(syscall(SYS_bind, fd, &sa, sizeof(sa))); close(fd); }
+	CASE("SYS_connect", "U") { SUN(SOCK_STREAM); res(syscall(SYS_connect, fd, &sa, sizeof(sa))); close(fd); }
+	CASE("SYS_sendto", "V") { SUN(SOCK_DGRAM); res(syscall(SYS_sendto, fd, "m", 1, 0, &sa, sizeof(sa))); close(fd); }
+	CASE("SYS_sendmsg", "V") { SUN(SOCK_DGRAM); res(syscall(SYS_sendmsg, fd, &mm[0].msg_hdr, 0)); close(fd); }
+	CASE("SYS_sendmmsg", "V") { SUN(SOCK_DGRAM); res(syscall(SYS_sendmmsg, fd, mm, 2, 0)); close(fd); }
 	CASE("SYS_chroot", "D") IN_CHILD(if (syscall(SYS_chroot, p) == 0) _exit(0));
 	CASE("SYS_execve", "T") IN_CHILD(syscall(SYS_execve, p, argv, environ));
 	CASE("SYS_execveat", "T") IN_CHILD(syscall(SYS_execveat, wfd, rel(""), argv, environ, 0));
