@@ -10,7 +10,10 @@
 #include <ftw.h>
 #include <glob.h>
 #include <limits.h>
+#include <netdb.h>
+#include <netinet/ether.h>
 #include <nl_types.h>
+#include <rpc/netdb.h>
 #include <grp.h>
 #include <iconv.h>
 #include <pthread.h>

@@ -3,7 +3,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <mntent.h>
+#include <netdb.h>
+#include <netinet/ether.h>
+#include <rpc/netdb.h>
 #include <semaphore.h>
 #include <sys/inotify.h>
 #include <sys/ipc.h>
@@ -177,16 +181,37 @@ EXPORT nl_catd catopen(const char *name, int flag)
  * errno is the lookup's.
  */
 #define NSS_CONF "/etc/nsswitch.conf"
-enum { NSS_PASSWD, NSS_GROUP, NSS_SHADOW, NSS_DBS };
-static const char *const nss_db[NSS_DBS] = {"passwd", "group", "shadow"};
-static const char *const nss_file[NSS_DBS] = {"/etc/passwd", "/etc/group", "/etc/shadow"};
+/* The network databases are read the same way (hosts, services, protocols,
+ * networks, rpc, ethers: getaddrinfo, getservbyname, ...); a lookup of the
+ * hosts also reads the resolver's configuration first (host.conf,
+ * resolv.conf), whatever the sources. */
+enum {
+	NSS_PASSWD,
+	NSS_GROUP,
+	NSS_SHADOW,
+	NSS_HOSTS,
+	NSS_SERVICES,
+	NSS_PROTOCOLS,
+	NSS_NETWORKS,
+	NSS_RPC,
+	NSS_ETHERS,
+	NSS_DBS
+};
+static const char *const nss_db[NSS_DBS] = {"passwd",	 "group",    "shadow", "hosts", "services",
+					    "protocols", "networks", "rpc",    "ethers"};
+static const char *const nss_file[NSS_DBS] = {
+	"/etc/passwd",	  "/etc/group",	   "/etc/shadow", "/etc/hosts",	 "/etc/services",
+	"/etc/protocols", "/etc/networks", "/etc/rpc",	  "/etc/ethers"};
+enum { NSS_SLOT_CONF = NSS_DBS, NSS_SLOT_HOSTCONF, NSS_SLOT_RESOLV, NSS_SLOTS };
 /* per database: 0 not read yet, 1 the files source, 2 other sources only;
  * read once per process (a configuration edited during the run is not
  * seen); relaxed: a race reads the file twice and stores the same answer */
 static _Atomic unsigned char nss_src[NSS_DBS];
-/* per database's file, then the configuration: -1 not asked yet, 0 there,
- * else the errno of looking it up (same contract as nss_src) */
-static _Atomic int nss_err[NSS_DBS + 1] = {-1, -1, -1, -1};
+/* per database's file, then the configuration and the resolver's two: -1
+ * not asked yet, 0 there, else the errno of looking it up (same contract
+ * as nss_src) */
+static _Atomic int nss_err[NSS_SLOTS] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+_Static_assert(NSS_SLOTS == 12, "nss_err's initialiser");
 
 /* Does the configuration's line for db name "files" or "compat"?  Raw
  * system calls, a stack buffer: no malloc, no stdio. */
@@ -251,7 +276,11 @@ static void nss_note(int db)
 		src = nss_files_source(nss_db[db]) ? 1 : 2;
 		atomic_store_explicit(&nss_src[db], (unsigned char)src, memory_order_relaxed);
 	}
-	nss_read(NSS_DBS, NSS_CONF);
+	if (db == NSS_HOSTS) {
+		nss_read(NSS_SLOT_HOSTCONF, "/etc/host.conf");
+		nss_read(NSS_SLOT_RESOLV, "/etc/resolv.conf");
+	}
+	nss_read(NSS_SLOT_CONF, NSS_CONF);
 	if (src == 1)
 		nss_read(db, nss_file[db]);
 	st__leave(&c);
@@ -300,6 +329,95 @@ EXPORT struct spwd *getspnam(const char *name) { NSS_LOOKUP(NSS_SHADOW, REAL(get
 EXPORT int getspnam_r(const char *name, struct spwd *sp, char *buf, size_t n, struct spwd **res)
 {
 	NSS_LOOKUP(NSS_SHADOW, REAL(getspnam_r)(name, sp, buf, n, res));
+}
+
+/* the network databases: the same lookups, recorded after the call */
+#define NSS_FN(ret, name, params, db, args)                                                        \
+	EXPORT ret name params { NSS_LOOKUP(db, REAL(name) args); }
+NSS_FN(struct hostent *, gethostbyname, (const char *n), NSS_HOSTS, (n))
+NSS_FN(struct hostent *, gethostbyname2, (const char *n, int af), NSS_HOSTS, (n, af))
+NSS_FN(struct hostent *, gethostbyaddr, (const void *a, socklen_t l, int t), NSS_HOSTS, (a, l, t))
+NSS_FN(int, gethostbyname_r,
+       (const char *n, struct hostent *h, char *b, size_t bl, struct hostent **r, int *e),
+       NSS_HOSTS, (n, h, b, bl, r, e))
+NSS_FN(int, gethostbyname2_r,
+       (const char *n, int af, struct hostent *h, char *b, size_t bl, struct hostent **r, int *e),
+       NSS_HOSTS, (n, af, h, b, bl, r, e))
+NSS_FN(int, gethostbyaddr_r,
+       (const void *a, socklen_t l, int t, struct hostent *h, char *b, size_t bl,
+	struct hostent **r, int *e),
+       NSS_HOSTS, (a, l, t, h, b, bl, r, e))
+NSS_FN(struct hostent *, gethostent, (void), NSS_HOSTS, ())
+NSS_FN(struct servent *, getservbyname, (const char *n, const char *p), NSS_SERVICES, (n, p))
+NSS_FN(struct servent *, getservbyport, (int port, const char *p), NSS_SERVICES, (port, p))
+NSS_FN(int, getservbyname_r,
+       (const char *n, const char *p, struct servent *s, char *b, size_t bl, struct servent **r),
+       NSS_SERVICES, (n, p, s, b, bl, r))
+NSS_FN(int, getservbyport_r,
+       (int port, const char *p, struct servent *s, char *b, size_t bl, struct servent **r),
+       NSS_SERVICES, (port, p, s, b, bl, r))
+NSS_FN(struct servent *, getservent, (void), NSS_SERVICES, ())
+NSS_FN(struct protoent *, getprotobyname, (const char *n), NSS_PROTOCOLS, (n))
+NSS_FN(struct protoent *, getprotobynumber, (int num), NSS_PROTOCOLS, (num))
+NSS_FN(int, getprotobyname_r,
+       (const char *n, struct protoent *pe, char *b, size_t bl, struct protoent **r),
+       NSS_PROTOCOLS, (n, pe, b, bl, r))
+NSS_FN(int, getprotobynumber_r,
+       (int num, struct protoent *pe, char *b, size_t bl, struct protoent **r), NSS_PROTOCOLS,
+       (num, pe, b, bl, r))
+NSS_FN(struct protoent *, getprotoent, (void), NSS_PROTOCOLS, ())
+NSS_FN(struct netent *, getnetbyname, (const char *n), NSS_NETWORKS, (n))
+NSS_FN(struct netent *, getnetbyaddr, (uint32_t net, int t), NSS_NETWORKS, (net, t))
+NSS_FN(struct netent *, getnetent, (void), NSS_NETWORKS, ())
+NSS_FN(struct rpcent *, getrpcbyname, (const char *n), NSS_RPC, (n))
+NSS_FN(struct rpcent *, getrpcbynumber, (int num), NSS_RPC, (num))
+NSS_FN(struct rpcent *, getrpcent, (void), NSS_RPC, ())
+NSS_FN(int, ether_hostton, (const char *h, struct ether_addr *a), NSS_ETHERS, (h, a))
+NSS_FN(int, ether_ntohost, (char *h, const struct ether_addr *a), NSS_ETHERS, (h, a))
+
+/* getaddrinfo and getnameinfo: the hosts only for a name that is not a
+ * numeric address (nor asked to be one), the services only for a service
+ * that is not a number; then as above */
+static bool numeric_host(const char *n)
+{
+	unsigned char b[sizeof(struct in6_addr)];
+	struct in_addr a4;
+	return inet_aton(n, &a4) || inet_pton(AF_INET6, n, b) == 1;
+}
+static bool numeric_serv(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+EXPORT int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
+		       struct addrinfo **res)
+{
+	int r = REAL(getaddrinfo)(node, service, hints, res);
+	int flags = hints ? hints->ai_flags : 0;
+	int saved = errno;
+	if (node && !(flags & AI_NUMERICHOST) && !numeric_host(node))
+		nss_note(NSS_HOSTS);
+	if (service && !(flags & AI_NUMERICSERV) && !numeric_serv(service))
+		nss_note(NSS_SERVICES);
+	errno = saved;
+	return r;
+}
+EXPORT int getnameinfo(const struct sockaddr *sa, socklen_t len, char *host, socklen_t hl,
+		       char *serv, socklen_t sl, int flags)
+{
+	int r = REAL(getnameinfo)(sa, len, host, hl, serv, sl, flags);
+	int saved = errno;
+	bool inet = sa && (sa->sa_family == AF_INET || sa->sa_family == AF_INET6);
+	if (inet && host && hl && !(flags & NI_NUMERICHOST))
+		nss_note(NSS_HOSTS);
+	if (inet && serv && sl && !(flags & NI_NUMERICSERV))
+		nss_note(NSS_SERVICES);
+	errno = saved;
+	return r;
 }
 
 /*
