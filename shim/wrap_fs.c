@@ -717,7 +717,9 @@ EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t len)
 	const char *path = sun_name(sa, len, buf);
 	if (!path || !unix_socket(fd, 0))
 		return REAL(bind)(fd, sa, len);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, NF_NAME, false, REAL(bind)(fd, sa, len));
+	/* path is a copy of the address's name: the call reads sa (not probed) */
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, ST_NOPROBE(path), K_W, NF_NAME, false,
+		 REAL(bind)(fd, sa, len));
 }
 EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 {
@@ -725,7 +727,8 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 	const char *path = sun_name(sa, len, buf);
 	if (!path || !unix_socket(fd, 0))
 		return REAL(connect)(fd, sa, len);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(connect)(fd, sa, len));
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, ST_NOPROBE(path), K_Q, false, false,
+		 REAL(connect)(fd, sa, len));
 }
 EXPORT ssize_t sendto(int fd, const void *b, size_t n, int flags, const struct sockaddr *sa,
 		      socklen_t len)
@@ -734,7 +737,7 @@ EXPORT ssize_t sendto(int fd, const void *b, size_t n, int flags, const struct s
 	const char *path = sun_name(sa, len, buf);
 	if (!path || !unix_socket(fd, SOCK_DGRAM))
 		return REAL(sendto)(fd, b, n, flags, sa, len);
-	ONE_PATH(ssize_t, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false,
+	ONE_PATH(ssize_t, -1, FAILED_INT, AT_FDCWD, ST_NOPROBE(path), K_Q, false, false,
 		 REAL(sendto)(fd, b, n, flags, sa, len));
 }
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
@@ -743,7 +746,7 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 	const char *path = m ? sun_name(m->msg_name, m->msg_namelen, buf) : NULL;
 	if (!path || !unix_socket(fd, SOCK_DGRAM))
 		return REAL(sendmsg)(fd, m, flags);
-	ONE_PATH(ssize_t, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false,
+	ONE_PATH(ssize_t, -1, FAILED_INT, AT_FDCWD, ST_NOPROBE(path), K_Q, false, false,
 		 REAL(sendmsg)(fd, m, flags));
 }
 /* sendmmsg is the kernel's loop of sendmsg, one message after the other, which
