@@ -1028,11 +1028,20 @@ static int cmd_run(int argc, char **argv)
 		}
 	}
 	bool daemon_ok = !daemon_early && WIFEXITED(dst) && WEXITSTATUS(dst) == 0;
+	/* a write of the report failed (a full disk): the daemon ended well
+	 * otherwise, but the report is cut short, and its summary may be what
+	 * was lost; said on stderr, or the run looked like any other */
+	bool report_cut = !daemon_early && WIFEXITED(dst) &&
+			  WEXITSTATUS(dst) == SANDTRACE_DAEMON_EXIT_REPORT;
 	if (!daemon_ok) {
 		char why[320], st[128];
 		describe_status(dst, st, sizeof(st));
-		snprintf(why, sizeof(why), "sandtraced %s%s", st,
-			 daemon_early ? " before the command ended" : " while writing the report");
+		if (report_cut)
+			snprintf(why, sizeof(why), "sandtraced could not write the whole report");
+		else
+			snprintf(why, sizeof(why), "sandtraced %s%s", st,
+				 daemon_early ? " before the command ended"
+					      : " while writing the report");
 		/* what the processes could not deliver once the daemon was gone
 		 * (they count it in the arena's header, which outlives it) */
 		uint64_t lost = 0;
@@ -1041,8 +1050,13 @@ static int cmd_run(int argc, char **argv)
 			lost = atomic_load(&sandtrace_arena_hdr(&a)->lost);
 			sandtrace_arena_detach(&a);
 		}
-		if (append_lost_summary(report, why, lost) < 0)
-			warn("appending to %s", report);
+		int arc = append_lost_summary(report, why, lost);
+		if (report_cut)
+			warnx("%s: the report is cut short: a write failed%s%s", report,
+			      arc < 0 ? ": " : " (the daemon's log says why)",
+			      arc < 0 ? strerror(-arc) : "");
+		else if (arc < 0)
+			warnx("appending to %s: %s", report, strerror(-arc));
 		/* A killed daemon leaves its arena and socket behind. */
 		if (arena[0] != '\0')
 			sandtrace_arena_unlink(arena);

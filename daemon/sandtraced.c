@@ -122,6 +122,7 @@ struct daemon {
 	unsigned run_flags;
 	int epfd, lfd, sigfd;
 	bool stopping;
+	bool report_failed; /* a write of the report failed: logged once (report_failed) */
 	bool reload_pending; /* SIGHUP: re-read the policy file */
 	char start_cwd[PATH_MAX]; /* what relative policy prefixes are relative to */
 	bool parent_lost; /* the CLI died first: nobody will clean up after us */
@@ -188,6 +189,17 @@ static void internal_error(struct daemon *d, const char *what, int err)
 {
 	d->internal_errors++;
 	st__log("error: %s: %s", what, strerror(err < 0 ? -err : err));
+}
+
+/* A write of the report failed (the error stays in d->report.error and every later
+ * write is skipped): logged and counted once, not once for each record of the run,
+ * which filled the log with the same line by the thousand on a full disk. */
+static void report_failed(struct daemon *d)
+{
+	if (d->report_failed)
+		return;
+	d->report_failed = true;
+	internal_error(d, "writing the report", d->report.error);
 }
 
 /* Add key to set; returns 1 if new, 0 if present, -ENOMEM. */
@@ -637,7 +649,7 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 		    .untraced = (a->flags & SANDTRACE_AF_UNTRACED) ? (a->aux ? a->aux : 3u) : 0,
 		};
 		if (st__report_emit(&d->report, st__rec_access(&r)) < 0)
-			internal_error(d, "writing the report", d->report.error);
+			report_failed(d);
 		d->sum.accesses++;
 		d->report_dirty = true;
 		/*
@@ -675,7 +687,7 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 			    .hidden = denied,
 			};
 			if (st__report_emit(&d->report, st__rec_violation(&v)) < 0)
-				internal_error(d, "writing the report", d->report.error);
+				report_failed(d);
 			d->sum.violations++;
 			d->report_dirty = true;
 		} else if (rc < 0) {
@@ -1298,7 +1310,7 @@ static void maybe_flush(struct daemon *d, bool force)
 	if (!force && now - d->last_flush_ns < FLUSH_INTERVAL_NS)
 		return;
 	if (st__report_flush(&d->report) < 0)
-		internal_error(d, "writing the report", d->report.error);
+		report_failed(d);
 	d->last_flush_ns = now;
 	d->report_dirty = false;
 }
@@ -1640,7 +1652,7 @@ static void finish_report(struct daemon *d)
 	st__report_emit(&d->report, st__mf_summary(d->mf, st__rec_summary(&d->sum)));
 	int rc = st__report_close(&d->report);
 	if (rc < 0)
-		st__log("error: closing the report %s: %s", d->report_path, strerror(-rc));
+		st__log("error: the report %s is cut short: %s", d->report_path, strerror(-rc));
 }
 
 /*
@@ -2070,7 +2082,7 @@ static void reload_policy(struct daemon *d)
 				(json_int_t)d->policy.nrules, "default",
 				st__action_name(d->policy.default_action), "generation", (json_int_t)gen);
 	if (st__report_emit(&d->report, rec) < 0)
-		internal_error(d, "writing the report", d->report.error);
+		report_failed(d);
 	d->sum.policy_reloads++;
 	d->report_dirty = true;
 }
@@ -2378,5 +2390,7 @@ int main(int argc, char **argv)
 	st__log("done: %llu process image(s), %llu access record(s), %llu violation(s)",
 		(unsigned long long)d->sum.processes, (unsigned long long)d->sum.accesses,
 		(unsigned long long)d->sum.violations);
-	return 0;
+	/* the report cut short by a failed write: `sandtrace run` must say so (its
+	 * summary, which says why, may be what could not be written) */
+	return d->report.error != 0 ? SANDTRACE_DAEMON_EXIT_REPORT : 0;
 }

@@ -105,5 +105,8 @@ enum sandtrace_run_flags {
 #define SANDTRACE_EXIT_STRICT 121
 /* Exit code of `sandtrace run` for its own errors (bad usage, daemon failed to start). */
 #define SANDTRACE_EXIT_ERROR 125
+/* Exit code of sandtraced when a write of the report failed (a full disk, a file size
+ * limit): the report is cut short, and `sandtrace run` says so. */
+#define SANDTRACE_DAEMON_EXIT_REPORT 3
 
 #endif

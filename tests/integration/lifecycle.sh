@@ -611,4 +611,22 @@ P
 	check "_Fork: the child's lookup under its own pid, with its process record ($(cat "$W/ufork.chk"), exit $rc)" \
 		sh -c "test $rc -eq 0 && grep -qx '1 lookups, 1 under the child.s own pid with its process record' '$W/ufork.chk'"
 fi
+# A report that cannot be written in full (its file system fills up during the run): the
+# daemon logged the same error once for every record after it (hundreds of lines), ended
+# with status 0, and `sandtrace run` said nothing: the run looked like any other, with a
+# report cut in the middle of a line. Now the error is logged once, the daemon ends with
+# its own status, and the CLI names the report and the reason on stderr (--strict: 121).
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
+	mkdir -p "$W/full/fs"
+	unshare -m --propagation private sh -c '
+		mount -t tmpfs -o size=16k tmpfs "$1/full/fs" || exit 99
+		"$2" run --strict --report "$1/full/fs/r.jsonl" --log "$1/full/log" -- sh -c "
+			i=0; while [ \$i -lt 400 ]; do cat $1/full/nofile-\$i 2>/dev/null; i=\$((i+1)); done"
+	' sh "$W" "$ST" 2> "$W/full/err"; rc=$?
+	check "report on a full file system: --strict exits 121 (got $rc)" test "$rc" -eq 121
+	check "report on a full file system: stderr names the report and the reason ($(tr '\n' '|' < "$W/full/err" | cut -c1-300))" \
+		grep -q "full/fs/r.jsonl: the report is cut short: a write failed: No space left on device" "$W/full/err"
+	n=$(grep -c 'error: writing the report' "$W/full/log")
+	check "report on a full file system: the write error logged once ($n times)" test "$n" -eq 1
+fi
 done_
