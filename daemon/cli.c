@@ -922,9 +922,32 @@ static int cmd_run(int argc, char **argv)
 			warn("--pidfile %s", o.pidfile);
 	}
 
+	/* A signal that came while the daemon started (a ^C at the terminal
+	 * during a slow start: a policy read from a pipe, a registry to load)
+	 * is pending here: the terminal's was sent to a process group CMD was
+	 * not in yet, and the loop below passes on only what was kill()ed at
+	 * us, so CMD started and ran to its end.  One that would kill CMD (all
+	 * but SIGWINCH) means: do not start it. */
+	int early = 0;
+	{
+		sigset_t fw = set; /* SIGCHLD stays pending for the loop below */
+		sigdelset(&fw, SIGCHLD);
+		struct timespec zero = {0, 0};
+		siginfo_t si;
+		int sig;
+		while ((sig = sigtimedwait(&fw, &si, &zero)) > 0)
+			if (sig != SIGWINCH && early == 0)
+				early = sig;
+	}
+	if (early != 0)
+		warnx("%s before %s started: not run", strsignal(early), o.cmd[0]);
+
 	char *preload = preload_value(shim);
-	pid_t cpid = fork();
-	if (cpid < 0) {
+	pid_t cpid = early != 0 ? -1 : fork();
+	if (early != 0) {
+		/* as if CMD was killed by it: 128 + N, and the daemon is stopped as
+		 * after any CMD */
+	} else if (cpid < 0) {
 		warn("fork");
 	} else if (cpid == 0) {
 		char fl[16];
@@ -963,7 +986,9 @@ static int cmd_run(int argc, char **argv)
 	/* Wait for CMD, forwarding signals that were sent to us (not those of the terminal). */
 	int cst = 0, dst = 0;
 	bool cmd_done = cpid < 0, daemon_done = false, daemon_early = false;
-	if (cpid < 0)
+	if (early != 0)
+		cst = early; /* a wait status: killed by signal `early` */
+	else if (cpid < 0)
 		cst = SANDTRACE_EXIT_ERROR << 8;
 	while (!cmd_done) {
 		siginfo_t si;

@@ -611,6 +611,36 @@ P
 	check "_Fork: the child's lookup under its own pid, with its process record ($(cat "$W/ufork.chk"), exit $rc)" \
 		sh -c "test $rc -eq 0 && grep -qx '1 lookups, 1 under the child.s own pid with its process record' '$W/ufork.chk'"
 fi
+# A ^C at the terminal while the daemon starts (here: its policy read from a FIFO nobody
+# has written yet): the terminal's SIGINT reached sandtrace's process group before CMD was
+# in it, the CLI held it blocked, then took it for one CMD already had and passed nothing
+# on: CMD started afterwards and ran to its end. Now CMD is not started: 130, a message.
+mkdir -p "$W/early" && mkfifo "$W/early/pol"
+python3 - "$ST" "$W/early" > "$W/early/out" 2>&1 <<'P'
+import os, pty, sys, time
+st, d = sys.argv[1], sys.argv[2]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(st, [st, "run", "--policy", d + "/pol", "--", "sh", "-c", ": > " + d + "/started"])
+time.sleep(0.5)
+os.write(fd, b"\x03")                 # the terminal's ^C, to the foreground group
+time.sleep(0.3)
+with open(d + "/pol", "w") as f:      # now the daemon can start
+    f.write("allow read /\n")
+out = b""
+while True:
+    try: b = os.read(fd, 4096)
+    except OSError: break
+    if not b: break
+    out += b
+_, st = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+print("exit", os.waitstatus_to_exitcode(st))
+P
+check "^C while the daemon starts: CMD not started" test ! -e "$W/early/started"
+check "^C while the daemon starts: exit 130, and said ($(tr '\r\n' '||' < "$W/early/out"))" \
+	sh -c "grep -q 'exit 130' '$W/early/out' && grep -q 'Interrupt before sh started: not run' '$W/early/out'"
+
 # A report that cannot be written in full (its file system fills up during the run): the
 # daemon logged the same error once for every record after it (hundreds of lines), ended
 # with status 0, and `sandtrace run` said nothing: the run looked like any other, with a
