@@ -207,27 +207,60 @@ static void note_signal(int sig)
 	dummy_signal = sig;
 }
 
+/*
+ * A signal of set (the forwarded ones, held blocked) that would stop CMD
+ * (all but SIGWINCH; SIGCHLD is left pending), taken if one is pending, or 0.
+ * Before CMD runs, such a signal (a ^C at the terminal while the daemon
+ * starts) means: do not start it.
+ */
+static int take_stop_signal(const sigset_t *set)
+{
+	sigset_t fw = *set, pend;
+	sigdelset(&fw, SIGCHLD);
+	sigdelset(&fw, SIGWINCH);
+	if (sigpending(&pend) < 0)
+		return 0;
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (!sigismember(&fw, sig) || !sigismember(&pend, sig))
+			continue;
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		struct timespec zero = {0, 0};
+		if (sigtimedwait(&one, NULL, &zero) == sig)
+			return sig;
+	}
+	return 0;
+}
+
 /* Read "READY flags name\n" from fd within READY_TIMEOUT_MS: the run's flags
  * (SANDTRACE_FLAGS for the command, as the daemon set them from its options
  * and the policy it loaded) and the arena's name ("-": none).  Returns 0
- * (name in buf, flags in *flags) or -1. */
-static int read_ready(int fd, char *name, size_t namelen, unsigned *flags)
+ * (name in buf, flags in *flags), -1, or -2 when a signal that stops CMD came
+ * meanwhile (taken, in *stop: looked for every 100 ms, the signals being
+ * held blocked; a daemon that hung at its start, on a FIFO policy nobody
+ * writes, held a ^C for the whole timeout). */
+static int read_ready(int fd, char *name, size_t namelen, unsigned *flags, const sigset_t *stops,
+		      int *stop)
 {
 	char buf[SANDTRACE_ARENA_NAME_MAX + 32];
 	size_t n = 0;
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (n < sizeof(buf) - 1) {
+		if ((*stop = take_stop_signal(stops)) != 0)
+			return -2;
 		struct timespec t;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		long waited = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
 		if (waited >= READY_TIMEOUT_MS)
 			return -1;
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		int r = poll(&pfd, 1, (int)(READY_TIMEOUT_MS - waited));
-		if (r < 0 && errno == EINTR)
+		long slice = READY_TIMEOUT_MS - waited < 100 ? READY_TIMEOUT_MS - waited : 100;
+		int r = poll(&pfd, 1, (int)slice);
+		if (r == 0 || (r < 0 && errno == EINTR))
 			continue;
-		if (r <= 0)
+		if (r < 0)
 			return -1;
 		ssize_t k = read(fd, buf + n, sizeof(buf) - 1 - n);
 		if (k < 0 && errno == EINTR)
@@ -892,16 +925,28 @@ static int cmd_run(int argc, char **argv)
 	close(ready[1]);
 	char arena[SANDTRACE_ARENA_NAME_MAX] = "";
 	unsigned flags = 0;
-	if (read_ready(ready[0], arena, sizeof(arena), &flags) < 0) {
+	int early = 0; /* a signal that stops CMD, come before CMD started */
+	int rr = read_ready(ready[0], arena, sizeof(arena), &flags, &set, &early);
+	if (rr < 0) {
 		close(ready[0]);
 		int st = 0;
-		/* Give a dying daemon a moment, then make sure it is gone. */
+		/* Give a dying daemon a moment, then make sure it is gone: one
+		 * that hung at its start (opening a FIFO policy nobody writes)
+		 * holds SIGTERM blocked, and waiting for it hung the run for good. */
 		kill(dpid, SIGTERM);
-		waitpid(dpid, &st, 0);
+		for (int i = 0; i < 200 && waitpid(dpid, &st, WNOHANG) == 0; i++)
+			nanosleep(&(struct timespec){0, 10000000}, NULL);
+		if (waitpid(dpid, &st, WNOHANG) == 0) {
+			kill(dpid, SIGKILL);
+			waitpid(dpid, &st, 0);
+		}
 		char why[128];
 		describe_status(st, why, sizeof(why));
-		warnx("the daemon failed to start (%s)", why);
-		if (o.log == NULL) {
+		if (rr == -2)
+			warnx("%s while the daemon started: %s not run", strsignal(early), o.cmd[0]);
+		else
+			warnx("the daemon failed to start (%s)", why);
+		if (o.log == NULL && rr != -2) {
 			/* Its log would vanish with the directory: show it. */
 			FILE *lf = fopen(log_tmp, "re");
 			char line[1024];
@@ -913,7 +958,7 @@ static int cmd_run(int argc, char **argv)
 				fclose(lf);
 		}
 		cleanup_dir(tdir, o.report ? NULL : report_tmp, o.log ? NULL : log_tmp, sock);
-		return SANDTRACE_EXIT_ERROR;
+		return rr == -2 ? 128 + early : SANDTRACE_EXIT_ERROR;
 	}
 	close(ready[0]);
 	if (o.pidfile != NULL) {
@@ -928,19 +973,9 @@ static int cmd_run(int argc, char **argv)
 	 * not in yet, and the loop below passes on only what was kill()ed at
 	 * us, so CMD started and ran to its end.  One that would kill CMD (all
 	 * but SIGWINCH) means: do not start it. */
-	int early = 0;
-	{
-		sigset_t fw = set; /* SIGCHLD stays pending for the loop below */
-		sigdelset(&fw, SIGCHLD);
-		struct timespec zero = {0, 0};
-		siginfo_t si;
-		int sig;
-		while ((sig = sigtimedwait(&fw, &si, &zero)) > 0)
-			if (sig != SIGWINCH && early == 0)
-				early = sig;
-	}
+	early = take_stop_signal(&set);
 	if (early != 0)
-		warnx("%s before %s started: not run", strsignal(early), o.cmd[0]);
+		warnx("%s while the daemon started: %s not run", strsignal(early), o.cmd[0]);
 
 	char *preload = preload_value(shim);
 	pid_t cpid = early != 0 ? -1 : fork();
