@@ -1058,6 +1058,7 @@ static int cmd_run(int argc, char **argv)
 	 * the daemon drains its clients, writes the end of the report and exits. */
 	if (!daemon_done && cpid > 0)
 		report_root_exit(sock, cpid, cst);
+	int stops = 0, stop_sig = 0; /* signals to stop, come while the daemon ends */
 	if (!daemon_done) {
 		kill(dpid, SIGTERM);
 		struct timespec deadline;
@@ -1077,14 +1078,27 @@ static int cmd_run(int argc, char **argv)
 				left.tv_nsec += 1000000000L;
 				left.tv_sec--;
 			}
-			if (left.tv_sec < 0) {
+			if (left.tv_sec < 0 || stops >= 2) {
 				kill(dpid, SIGKILL);
 				waitpid(dpid, &dst, 0);
 				daemon_done = true;
 				break;
 			}
+			/* CMD is done: a ^C or a SIGTERM now is for sandtrace itself.
+			 * Each was taken and dropped, so a daemon that did not end (a
+			 * stopped one, a long --manifest hashing) held the run for
+			 * SHUTDOWN_TIMEOUT_S whatever the user sent: the first says
+			 * what is waited for, the second stops the daemon. */
 			siginfo_t si;
-			sigtimedwait(&set, &si, &left);
+			int sig = sigtimedwait(&set, &si, &left);
+			if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT) {
+				stop_sig = sig;
+				if (++stops == 1)
+					warnx("%s: waiting for the daemon to finish the report (send it "
+					      "again to stop the daemon now: the report is then "
+					      "incomplete)",
+					      strsignal(sig));
+			}
 		}
 	}
 	bool daemon_ok = !daemon_early && WIFEXITED(dst) && WEXITSTATUS(dst) == 0;
@@ -1098,6 +1112,11 @@ static int cmd_run(int argc, char **argv)
 		describe_status(dst, st, sizeof(st));
 		if (report_cut)
 			snprintf(why, sizeof(why), "sandtraced could not write the whole report");
+		else if (stops >= 2)
+			snprintf(why, sizeof(why),
+				 "sandtraced killed while writing the report: sandtrace run was "
+				 "told to stop twice (last by %s)",
+				 strsignal(stop_sig));
 		else
 			snprintf(why, sizeof(why), "sandtraced %s%s", st,
 				 daemon_early ? " before the command ended"

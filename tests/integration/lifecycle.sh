@@ -662,6 +662,30 @@ else
 fi
 check "SIGTERM while the daemon hangs at its start: no daemon left" sh -c "! pgrep -f '[s]andtraced .*policy $W/early/pol2' >/dev/null"
 
+# CMD has ended and the daemon does not (stopped here; a long --manifest hashing alike):
+# sandtrace run took every SIGINT or SIGTERM and dropped it, so it could be stopped only by
+# SIGKILL or after its 120 s shutdown timeout. Now the first says what it waits for, the
+# second kills the daemon, and the report says why it is incomplete.
+mkdir -p "$W/sd"
+"$ST" run --pidfile "$W/sd/pid" --report "$W/sd/r.jsonl" -- sh -c "
+	while [ ! -s $W/sd/pid ]; do sleep 0.05; done; kill -STOP \$(cat $W/sd/pid)" 2> "$W/sd/err" &
+p=$!
+i=0; while ! grep -q T "/proc/$(cat "$W/sd/pid" 2>/dev/null)/stat" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+sleep 0.3; kill -TERM $p; sleep 0.5
+check "daemon stopped after CMD: the first SIGTERM says what sandtrace waits for ($(cat "$W/sd/err"))" \
+	sh -c "kill -0 $p && grep -q 'Terminated: waiting for the daemon to finish the report' '$W/sd/err'"
+kill -TERM $p
+i=0; while kill -0 $p 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+if kill -0 $p 2>/dev/null; then
+	bad "daemon stopped after CMD: sandtrace run still waits 10 s after a second SIGTERM"
+	kill -KILL $p "$(cat "$W/sd/pid")"
+else
+	wait $p
+	check "daemon stopped after CMD: the second SIGTERM ends the run, the report says why" \
+		grep -q '"complete":false,"reasons":\["daemon lost: sandtraced killed while writing the report: sandtrace run was told to stop twice' "$W/sd/r.jsonl"
+fi
+check "daemon stopped after CMD: no daemon left" sh -c "! kill -0 $(cat "$W/sd/pid") 2>/dev/null"
+
 # A report that cannot be written in full (its file system fills up during the run): the
 # daemon logged the same error once for every record after it (hundreds of lines), ended
 # with status 0, and `sandtrace run` said nothing: the run looked like any other, with a
