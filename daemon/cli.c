@@ -676,9 +676,12 @@ static int cmd_run(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			if (st__mf_option(&mfo, c, optarg) > 0)
-				break;
-			usage(stderr);
+			switch (st__mf_option(&mfo, c, optarg)) {
+			case 1:
+				continue;
+			case 0: /* not an option of ours: usage; a bad value was said */
+				usage(stderr);
+			}
 			return SANDTRACE_EXIT_ERROR;
 		}
 	}

@@ -1,5 +1,6 @@
 /* daemon/manifest.c - input manifests: file format, diff, and the daemon's --manifest/--verify state. */
 #include <bsd/string.h>
+#include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -469,7 +470,7 @@ int st__mf_option(struct st__mf_opts *o, int opt, const char *arg)
 		char *end;
 		long v = strtol(arg, &end, 10);
 		if (*arg == '\0' || *end != '\0' || v < 0 || v > 64) {
-			fprintf(stderr, "--hash-threads %s: expected 0 to 64\n", arg);
+			warnx("--hash-threads %s: expected 0 (the default) to 64", arg);
 			return -1;
 		}
 		o->threads = (unsigned)v;

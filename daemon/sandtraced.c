@@ -1706,7 +1706,8 @@ static void fatal(const char *fmt, ...)
 	va_end(ap);
 	/* Startup errors go to stderr as well as to the log: the run cannot begin. */
 	fprintf(stderr, "sandtraced: %s\n", msg);
-	st__log("fatal: %s", msg);
+	if (!st__log_is_stderr()) /* before the log is open, the line above was all */
+		st__log("fatal: %s", msg);
 	if (created_arena != NULL)
 		sandtrace_arena_unlink(created_arena);
 	if (created_socket != NULL)
@@ -1920,9 +1921,12 @@ static void parse_options(struct daemon *d, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		default:
-			if (st__mf_option(&d->mfo, o, optarg) > 0)
-				break;
-			usage(stderr);
+			switch (st__mf_option(&d->mfo, o, optarg)) {
+			case 1:
+				continue;
+			case 0: /* not an option of ours: usage; a bad value was said */
+				usage(stderr);
+			}
 			exit(EXIT_STARTUP);
 		}
 	}

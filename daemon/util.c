@@ -22,6 +22,11 @@ void st__log_set(FILE *f)
 	log_file = f;
 }
 
+bool st__log_is_stderr(void)
+{
+	return log_file == NULL;
+}
+
 void st__log(const char *fmt, ...)
 {
 	char msg[2048];

@@ -17,6 +17,8 @@ unsigned st__run_flags(bool fence, bool fail_open, bool record_all, bool no_cach
  * daemon is single-threaded.
  */
 void st__log_set(FILE *f);
+/* st__log_is_stderr - no log file set: st__log writes to stderr. */
+bool st__log_is_stderr(void);
 void st__log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*

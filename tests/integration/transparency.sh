@@ -58,6 +58,15 @@ check "--manifest /dev/stdout into a file refused (125), command not run" \
 	sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran4 ]"
 "$ST" run --report /dev/fd/5 -- cat "$W/o3" 5> "$W/fd5.jsonl"
 check "--report /dev/fd/5: the report is in the CLI's descriptor 5's file" has R "$W/o3" "$W/fd5.jsonl"
+# a bad option value is said once, by the program that refuses it, without the usage:
+# --hash-threads's came without "sandtrace:" and was followed by the whole usage text;
+# a daemon's start refused before its log was open (--log a directory) said it twice
+"$ST" run --hash-threads -5 -- touch "$W/ran6" 2> "$W/ht.err"; rc=$?
+check "--hash-threads -5: 125, one line naming sandtrace ($(head -c 200 "$W/ht.err" | tr '\n' '|'))" \
+	sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran6 ] && [ \$(wc -l < '$W/ht.err') -eq 1 ] && grep -q '^sandtrace: --hash-threads -5: expected 0' '$W/ht.err'"
+"$ST" run --log "$W" -- touch "$W/ran6" 2> "$W/lg.err"; rc=$?
+check "--log DIR: 125, the daemon's refusal said once ($(tr '\n' '|' < "$W/lg.err"))" \
+	sh -c "[ $rc -eq 125 ] && [ ! -e $W/ran6 ] && [ \$(grep -c 'log $W: Is a directory' '$W/lg.err') -eq 1 ]"
 # the command's arguments reach the daemon by a file, not its command line
 # (there, a command near the system's argument limit made the daemon's exec
 # fail with E2BIG: exit 125 for a command that runs untraced); the run
