@@ -76,6 +76,12 @@ struct image {
 	 * counted for an image without the arena: the others count in the
 	 * arena's header) */
 	uint32_t lost;
+	/* the image an exec replaced, still running then (prev valid) */
+	bool has_prev;
+	size_t prev;
+	/* an untraced exec's image whose exec failed (exec_failed): it never
+	 * ran, and has no process record */
+	bool gone;
 };
 
 /* pid -> index of its current image. */
@@ -95,6 +101,25 @@ struct client {
 	uint8_t *buf;
 	size_t off, len, cap;
 	UT_hash_handle hh;
+};
+
+/*
+ * An exec's access record, held until the end of the run: the shim records
+ * an exec before the call (when it succeeds the process is replaced), and
+ * amends the record when the call returns (SANDTRACE_AF_EXEC_FAILED), which
+ * may be after this record was read.  runs: the X records of this key that
+ * said the program runs (every exec that sent one: the first, an untraced
+ * exec's, and those the shim records again after a failure); failed: the
+ * amendments among them.  Written as one that ran while runs > failed,
+ * else with the first failure's errno.
+ */
+struct xrec {
+	UT_hash_handle hh;
+	struct st__access_rec r; /* path and package point into this record */
+	unsigned runs, failed;
+	int32_t fail_err;
+	size_t len;
+	uint8_t key[]; /* the record key (record_path's), then the path, then the package */
 };
 
 /* Members of the recorded sets: an opaque byte key. */
@@ -153,6 +178,7 @@ struct daemon {
 	struct image *images;
 	size_t nimages, capimages;
 	struct seen *recorded, *violated, *paths;
+	struct xrec *execs; /* exec records held until the end (struct xrec), in their order */
 
 	uint64_t seq;
 	struct st__summary sum;
@@ -244,6 +270,7 @@ static struct image *image_new(struct daemon *d, int32_t pid)
 	struct proc *p;
 	int32_t ppid = 0;
 	int64_t uid = -1;
+	bool has_prev = false;
 	HASH_FIND_INT(d->procs, &pid, p);
 	if (p == NULL) {
 		p = calloc(1, sizeof(*p));
@@ -262,11 +289,15 @@ static struct image *image_new(struct daemon *d, int32_t pid)
 			old->execed = true;
 			ppid = old->ppid;
 			uid = old->uid;
+			has_prev = true;
 		}
 	}
+	size_t prev = p->image;
 	p->image = d->nimages;
 	struct image *im = &d->images[d->nimages++];
 	memset(im, 0, sizeof(*im));
+	im->has_prev = has_prev;
+	im->prev = prev;
 	im->pid = pid;
 	im->ppid = ppid;
 	im->uid = uid;
@@ -589,6 +620,89 @@ static int on_HELLO(struct daemon *d, struct client *c, const struct sandtrace_f
 	return 0;
 }
 
+/* Keep an exec's access record r (its record key, klen bytes) until the
+ * end of the run: 1, or -ENOMEM. */
+static int hold_exec(struct daemon *d, const struct st__access_rec *r, const uint8_t *key,
+		     size_t klen)
+{
+	size_t plen = r->package ? strlen(r->package) + 1 : 0;
+	struct xrec *x = malloc(sizeof(*x) + klen + r->path_len + plen);
+	if (x == NULL)
+		return -ENOMEM;
+	x->r = *r;
+	x->runs = 1;
+	x->failed = 0;
+	x->fail_err = 0;
+	x->len = klen;
+	memcpy(x->key, key, klen);
+	memcpy(x->key + klen, r->path, r->path_len);
+	x->r.path = (const char *)x->key + klen;
+	if (plen) {
+		memcpy(x->key + klen + r->path_len, r->package, plen);
+		x->r.package = (const char *)x->key + klen + r->path_len;
+	}
+	HASH_ADD_KEYPTR(hh, d->execs, x->key, klen, x);
+	return 1;
+}
+
+/*
+ * SANDTRACE_AF_EXEC_FAILED: an exec the sender recorded before the call
+ * returned with a->err, so the program did not run.  One amendment per
+ * record that said it would: the X record (counted against the held record,
+ * struct xrec), or with AF_UNTRACED the untraced record, whose image (made
+ * for a program the shim cannot follow) never ran: it is dropped and the
+ * sender's image is its current one again.  Amendments come after the
+ * record they amend (the same thread's log chunk or connection, and the log
+ * entries before a socket record are dispatched first), and the held
+ * records are written at the end, so the order in which the daemon reads
+ * the log does not matter.
+ */
+static void exec_failed(struct daemon *d, struct client *c, const struct sandtrace_access *a,
+			const char *path, size_t len)
+{
+	size_t klen = 1 + (d->record_all ? sizeof(int32_t) : 0) + len;
+	uint8_t *key = malloc(klen);
+	if (key == NULL) {
+		internal_error(d, "exec amendment", -ENOMEM);
+		return;
+	}
+	key[0] = SANDTRACE_KIND_EXEC;
+	if (d->record_all)
+		memcpy(key + 1, &c->pid, sizeof(int32_t));
+	memcpy(key + klen - len, path, len);
+	struct xrec *x;
+	HASH_FIND(hh, d->execs, key, klen, x);
+	free(key);
+	if (x != NULL && x->failed < x->runs) {
+		if (x->failed++ == 0)
+			x->fail_err = a->err;
+		d->report_dirty = true;
+	}
+	if (!(a->flags & SANDTRACE_AF_UNTRACED))
+		return;
+	struct proc *p;
+	HASH_FIND_INT(d->procs, &c->pid, p);
+	struct image *im = p ? &d->images[p->image] : NULL;
+	if (im == NULL || im->traced || im->gone || im->exe == NULL || im->exe_len != len ||
+	    memcmp(im->exe, path, len) != 0)
+		return;
+	d->sum.untraced--;
+	st__log("pid %d: the untraced exec of %.*s failed (%s): it did not run", c->pid,
+		(int)(len > 512 ? 512 : len), path, strerror(a->err));
+	if (im->has_prev) { /* the image that made the exec goes on */
+		im->gone = true;
+		p->image = im->prev;
+		d->images[im->prev].execed = false;
+	} else { /* nothing before it: what image_get would have made */
+		free(im->exe);
+		im->exe = NULL;
+		im->exe_len = 0;
+		im->traced = true;
+		im->why = 0;
+		im->hello = false;
+	}
+}
+
 /* Record one path of an ACCESS record; writes the access and violation records. */
 static void record_path(struct daemon *d, struct client *c, const struct sandtrace_access *a,
 			const char *path, size_t len)
@@ -632,7 +746,16 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 	}
 	memcpy(key + at, path, len);
 
+	/* an exec that ran, as far as the record can tell (the shim amends
+	 * one that returns): held until the end (struct xrec) */
+	bool held = a->kind == SANDTRACE_KIND_EXEC && !denied;
 	int rc = set_add(&d->recorded, key, klen);
+	if (rc == 0 && held) {
+		struct xrec *x;
+		HASH_FIND(hh, d->execs, key, klen, x);
+		if (x != NULL)
+			x->runs++;
+	}
 	if (rc > 0) {
 		struct st__access_rec r = {
 		    .seq = ++d->seq,
@@ -648,8 +771,12 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 		    .unresolved = (a->flags & SANDTRACE_AF_UNRESOLVED) != 0,
 		    .untraced = (a->flags & SANDTRACE_AF_UNTRACED) ? (a->aux ? a->aux : 3u) : 0,
 		};
-		if (st__report_emit(&d->report, st__rec_access(&r)) < 0)
+		if (held) {
+			if (hold_exec(d, &r, key, klen) < 0)
+				internal_error(d, "record", -ENOMEM);
+		} else if (st__report_emit(&d->report, st__rec_access(&r)) < 0) {
 			report_failed(d);
+		}
 		d->sum.accesses++;
 		d->report_dirty = true;
 		/*
@@ -775,6 +902,10 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 
 	if (c->pid == 0)
 		c->pid = c->peer_pid;
+	if (v.a.flags & SANDTRACE_AF_EXEC_FAILED) {
+		exec_failed(d, c, &v.a, v.path, v.a.path_len);
+		return 0;
+	}
 	if (v.a.flags & SANDTRACE_AF_UNTRACED) {
 		/* The exec replaces the sender's image by one the shim cannot follow. */
 		struct image *im = image_new(d, c->pid);
@@ -1552,9 +1683,24 @@ static void finish_report(struct daemon *d)
 			HASH_ADD_INT(said, pid, hp);
 		}
 	}
+	/* the exec records held back (struct xrec), in the order they came */
+	struct xrec *x, *xtmp;
+	HASH_ITER(hh, d->execs, x, xtmp)
+	{
+		if (x->failed >= x->runs) { /* not one of them ran */
+			x->r.err = x->fail_err;
+			x->r.untraced = 0;
+		}
+		if (st__report_emit(&d->report, st__rec_access(&x->r)) < 0)
+			report_failed(d);
+		HASH_DEL(d->execs, x);
+		free(x);
+	}
 	uint64_t lost = 0; /* records and requests traced processes could not deliver */
 	for (size_t i = 0; i < d->nimages; i++) {
 		struct image *im = &d->images[i];
+		if (im->gone)
+			continue;
 		if (!d->have_arena || im->no_cache)
 			lost += im->lost;
 		if (!im->hello && im->exe_len == 0 && im->traced) {

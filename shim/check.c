@@ -120,6 +120,8 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->unjudgeable = false;
 	a->unresolved = false;
 	a->was_link = false;
+	a->again = false;
+	a->sent = false;
 	a->link_wide = false;
 	a->was_dir = false;
 	a->pair = false;
@@ -702,6 +704,7 @@ static void send_record(struct st_acc *a, unsigned kind, int err, uint16_t flags
 				       .path_len = (uint32_t)a->rpath_len};
 	record_verdict(a, &acc);
 	st__send_access(&acc, a->rpath, a->rpath_len, NULL, 0);
+	a->sent = true;
 }
 
 /* ---- identity mode (SANDTRACE_F_IDENTITY: --manifest, --verify) ---- */
@@ -816,6 +819,7 @@ static bool post_identity(struct st_acc *a, unsigned kind)
 		record_verdict(a, &acc);
 		/* the identity travels as the last part of the payload */
 		st__send_access(&acc, a->rpath, a->rpath_len, (const char *)&id, sizeof(id));
+		a->sent = true;
 	}
 done:
 	/* a fenced run refuses a version that failed verification: the wrapper
@@ -1297,7 +1301,7 @@ void st__post(struct st_acc *a, int err)
 	if (a->memo_hit) {
 		/* the entry st__pre matched: only this thread's level-1 calls write
 		 * it, and none ran since (the real call's nested ones pass through) */
-		if (a->memo->kinds & (1u << kind)) {
+		if ((a->memo->kinds & (1u << kind)) && !a->again) {
 			/* recorded already, as this thread saw in this epoch */
 			ST_COUNT(st__g.calls);
 			ST_COUNT(st__g.hits);
@@ -1339,7 +1343,7 @@ void st__post(struct st_acc *a, int err)
 	if (err == 0 && (st__g.flags & SANDTRACE_F_IDENTITY) &&
 	    (kind == SANDTRACE_KIND_READ || kind == SANDTRACE_KIND_EXEC) && post_identity(a, kind))
 		goto out;
-	if (st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL)) {
+	if (st__g.arena.base && !(st__g.flags & SANDTRACE_F_RECORD_ALL) && !a->again) {
 		size_t klen;
 		ST_COUNT(st__g.calls);
 		uint32_t had;
@@ -1385,6 +1389,36 @@ void st__post(struct st_acc *a, int err)
 	}
 	send_record(a, kind, err, 0);
 out:
+	st__acc_done(a);
+	errno = saved;
+}
+
+void st__exec_failed(int dirfd, const char *path, bool nofollow, bool empty, bool spelled,
+		     unsigned why, int err)
+{
+	int saved = errno;
+	struct st_acc *a = &st__tls_acc[1];
+	st__acc_init(a, dirfd, path, SANDTRACE_KIND_EXEC, nofollow);
+	a->empty_path = empty;
+	/* the path as the records before the call named it: resolved again
+	 * (their buffers hold the exec's environment since) */
+	if (make_abs(a)) {
+		if (!spelled)
+			resolve(a);
+		else
+			a->rpath = a->abs, a->rpath_len = a->abs_len;
+		if (!a->skip) {
+			struct sandtrace_access acc = {.kind = SANDTRACE_KIND_EXEC,
+						       .flags = SANDTRACE_AF_EXEC_FAILED,
+						       .err = err ? err : EIO,
+						       .path_len = (uint32_t)a->rpath_len};
+			if (why) {
+				acc.flags |= SANDTRACE_AF_UNTRACED;
+				acc.aux = why;
+			}
+			st__send_access(&acc, a->rpath, a->rpath_len, NULL, 0);
+		}
+	}
 	st__acc_done(a);
 	errno = saved;
 }

@@ -471,6 +471,9 @@ struct st_acc {
 	int fd;               /* identity mode: the descriptor a read-only open returned, or -1 */
 	bool refuse;          /* identity mode, fenced: the version failed --verify; the wrapper
 				 closes what it opened and fails with EACCES */
+	bool again;           /* st__post records even what was recorded already (an exec
+				 after one of this process failed: wrap_exec.c) */
+	bool sent;            /* st__post (or st__pre's violation) sent a record */
 	bool memo_hit;        /* st__pre answered from the thread's memo (abs not built) */
 	struct st_memo_ent *memo; /* the memo entry for path, or NULL (no memo for this call) */
 	uint64_t memo_tag, memo_epoch; /* what st__pre probed with */
@@ -653,6 +656,15 @@ int st__pre(struct st_acc *a);
 /* st__post - record an access after the real call; err is its errno (0 on
  * success).  Preserves errno.  Releases what st__pre mapped. */
 void st__post(struct st_acc *a, int err);
+
+/* st__exec_failed - an exec whose record went before the call returned with
+ * err: the program at (dirfd, path) did not run.  Sends the amendment
+ * (SANDTRACE_AF_EXEC_FAILED) of that X record, named as it was: resolved,
+ * or its absolute spelling (spelled).  why: the amended record is the
+ * untraced record (the exec's untraced reason), not the X record.  Uses
+ * access slot 1; preserves errno. */
+void st__exec_failed(int dirfd, const char *path, bool nofollow, bool empty, bool spelled,
+		     unsigned why, int err);
 
 /* st__acc_done - release an access that is not passed to st__post. */
 void st__acc_done(struct st_acc *a);

@@ -640,6 +640,36 @@ static const char *spawn_child_name(const char *dir, const char *name, char *out
 	return st__path_join(dir, strlen(dir), name, strlen(name), out, cap) >= 0 ? out : name;
 }
 
+/*
+ * What an exec recorded before the call (note_exec), for the amendments an
+ * exec that returns sends (exec_undo): the records before the call say it
+ * ran, which it did only when it does not return.  A record the Ctrie had
+ * (another process's, or an earlier exec's of this one) is not this call's
+ * to amend.
+ */
+struct exec_sent {
+	bool prog;          /* the program's X record */
+	unsigned why;       /* its untraced record: the reason (0: none) */
+	bool why_spelled;   /* ... named by its absolute spelling, not resolved */
+	bool second;        /* the X record of the interpreter or of the program the
+			     * loader runs (note_second) */
+	const char *second_name; /* ... its name, and where it is looked up from */
+	const char *second_dir;
+};
+
+/* Did an exec of this process fail since its image started?  Then its
+ * execs record again what the Ctrie holds already (st_acc.again): the
+ * failed one's record was amended, and a retry that runs (E2BIG, then a
+ * response file; ETXTBSY, then again) must be recorded as one that ran.
+ * Per process: another process's later exec of the same program is not
+ * recorded again (README, "What the shim does not see").  A vfork child
+ * sets its parent's, which only records more. */
+static bool exec_failed_flag;
+static bool exec_failed_here(void)
+{
+	return __atomic_load_n(&exec_failed_flag, __ATOMIC_RELAXED);
+}
+
 /* A second file an exec runs (a #! interpreter, the program the dynamic
  * loader is asked to load), judged as an access of kind of its own: 0, or
  * the errno of its refusal (ENOENT: one the sandbox hides fails the exec as
@@ -649,12 +679,13 @@ static const char *spawn_child_name(const char *dir, const char *name, char *out
  * the cwd of the process that execs: a spawn's child's, after its file
  * actions' chdir, spawn_child_dir's), or from the cwd when dir is "" or
  * the two do not fit.  Uses the second access slot. */
-static int note_second(const char *path, unsigned kind, const char *dir)
+static int note_second(const char *path, unsigned kind, const char *dir, struct exec_sent *sent)
 {
 	char joined[PATH_MAX];
 	path = spawn_child_name(dir, path, joined, sizeof(joined));
 	struct st_acc *b = &st__tls_acc[1];
 	st__acc_init(b, AT_FDCWD, path, kind, false);
+	b->again = exec_failed_here();
 	int e = st__pre(b);
 	if (e) {
 		st__acc_done(b);
@@ -662,6 +693,8 @@ static int note_second(const char *path, unsigned kind, const char *dir)
 	}
 	bool there = st__at_abs(SYS_faccessat, path, F_OK, 0) == 0;
 	st__post(b, there ? 0 : ENOENT);
+	if (there && kind == K_X && b->sent)
+		sent->second = true;
 	if (there && kind == K_X)
 		note_link(b); /* b->path is the caller's: slot 1 may take it again */
 	return 0;
@@ -679,9 +712,10 @@ static int note_second(const char *path, unsigned kind, const char *dir)
  * interpreter or loaded program up (note_second's; "": the cwd). */
 static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool *elf, int *keep,
 			  int *ierr, char *const argv[], char *const envp[], bool resetids,
-			  const char *dir)
+			  const char *dir, struct exec_sent *sent)
 {
 	*ierr = 0;
+	*sent = (struct exec_sent){.second_dir = dir};
 	if (keep)
 		*keep = -1;
 	const char *path = a->resolved ? a->rpath : a->abs;
@@ -713,8 +747,11 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 		struct sandtrace_access acc = {.kind = K_X, .flags = SANDTRACE_AF_UNTRACED,
 					       .aux = why, .path_len = (uint32_t)strlen(path)};
 		st__send_access(&acc, path, acc.path_len, NULL, 0);
+		sent->why = why;
+		sent->why_spelled = !a->resolved;
 	}
 	st__post(a, 0);
+	sent->prog = a->sent;
 	note_link(a);
 	if (!why && interp[0]) {
 		/* the interpreter is an exec of its own, judged as one: one the
@@ -723,7 +760,8 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 		 * A relative one is taken from the cwd of the process that
 		 * execs, as the kernel does (not from an execveat's dirfd; a
 		 * spawn's child's, dir) */
-		*ierr = note_second(interp, K_X, dir);
+		sent->second_name = interp;
+		*ierr = note_second(interp, K_X, dir, sent);
 	}
 	const char *lp;
 	bool list;
@@ -737,9 +775,33 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 		 * among the libraries: the loader's own search, not judged here. */
 		for (size_t i = 0; envp && envp[i] && !list; i++)
 			list = has_prefix(envp[i], "LD_TRACE_LOADED_OBJECTS=");
-		*ierr = note_second(lp, list ? K_R : K_X, dir);
+		sent->second_name = lp;
+		*ierr = note_second(lp, list ? K_R : K_X, dir, sent);
 	}
 	return why;
+}
+
+/* After an exec or a spawn returned with err (it did not run): the
+ * amendments of the records it sent before the call (struct exec_sent).
+ * (dirfd, path, flags): the program as the exec named it.  Only on the way
+ * out of a failed call: an exec that runs costs nothing more. */
+static void exec_undo(const struct exec_sent *s, int dirfd, const char *path, int flags, int err)
+{
+	if (!s->prog && !s->why && !s->second)
+		return;
+	__atomic_store_n(&exec_failed_flag, true, __ATOMIC_RELAXED);
+	bool nf = (flags & AT_SYMLINK_NOFOLLOW) != 0, empty = (flags & AT_EMPTY_PATH) != 0;
+	if (s->why)
+		st__exec_failed(dirfd, path, nf, empty, s->why_spelled, s->why, err);
+	if (s->prog)
+		st__exec_failed(dirfd, path, nf, empty, false, 0, err);
+	if (s->second && s->second_name) {
+		char joined[PATH_MAX];
+		st__exec_failed(AT_FDCWD,
+				spawn_child_name(s->second_dir ? s->second_dir : "", s->second_name,
+						 joined, sizeof(joined)),
+				false, false, false, 0, err);
+	}
 }
 
 /* After an exec or a spawn failed with ENOENT: the program itself missing
@@ -809,6 +871,8 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	struct st_acc *a = &st__tls_acc[0];
 	st__acc_init(a, dirfd, path, K_X, (flags & AT_SYMLINK_NOFOLLOW) != 0);
 	a->empty_path = (flags & AT_EMPTY_PATH) != 0;
+	a->again = exec_failed_here();
+	struct exec_sent sent = {0};
 	/* nothing there (a PATH probe, say): not an exec to judge, so never a
 	 * violation; the real call fails and the miss is recorded as a lookup */
 	unsigned why = 0;
@@ -840,7 +904,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 			return -1;
 		}
 	} else if ((e = st__pre(a)) == 0) {
-		why = note_exec(a, fd, interp, &elf, NULL, &e, argv, envp, false, "");
+		why = note_exec(a, fd, interp, &elf, NULL, &e, argv, envp, false, "", &sent);
 	}
 	struct exe_hint hint = {0};
 	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
@@ -849,11 +913,13 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 		exe_hint(&hint, a, path, interp, elf, fd);
 	if (fd >= 0)
 		ST_SYSCALL(SYS_close, fd);
-	if (e) {
+	if (e) { /* a hidden interpreter: the program's record went before */
+		exec_undo(&sent, dirfd, path, flags, e);
 		errno = e;
 		return -1;
 	}
 	if (a->refuse) { /* --verify --fence: this version of the program failed verification */
+		exec_undo(&sent, dirfd, path, flags, EACCES);
 		errno = EACCES;
 		return -1;
 	}
@@ -881,6 +947,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	st__vf.map = NULL;
 	if (after == ENOENT && !fexec)
 		record_exec_enoent(dirfd, path);
+	exec_undo(&sent, dirfd, path, flags, after);
 	errno = after;
 	return r;
 }
@@ -1271,6 +1338,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	struct exe_hint hint = {0};
 	const char *prog = NULL;
 	int pfd = -1; /* the program, left open by note_exec for its name */
+	struct exec_sent sent = {0};
 	interp[0] = 0;
 	/* a PATH candidate the sandbox hides (or whose interpreter it hides) is
 	 * passed over as a missing one is, and the search goes on: the one
@@ -1284,17 +1352,22 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 		prog = search ? found : named;
 		struct st_acc *a = &st__tls_acc[0];
 		st__acc_init(a, AT_FDCWD, prog, K_X, false);
+		a->again = exec_failed_here();
+		sent = (struct exec_sent){0};
 		int e = st__pre(a), ie = 0;
 		if (!e) {
 			/* the child's #! interpreter and ld.so's program, when
 			 * relative, are looked up from its directory too */
 			why = note_exec(a, PROBE_OPEN_HERE, interp, &elf, &pfd, &ie, argv, envp,
-					resetids, cdir);
+					resetids, cdir, &sent);
 			if (ie && pfd >= 0) {
 				ST_SYSCALL(SYS_close, pfd);
 				pfd = -1;
 			}
 			e = ie;
+			/* its interpreter hidden: this one does not run */
+			if (e)
+				exec_undo(&sent, AT_FDCWD, prog, 0, e);
 		}
 		if (e && search && cur && (e == ENOENT || e == EACCES)) {
 			skipped = skipped == EACCES ? EACCES : e;
@@ -1310,6 +1383,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 			return e; /* posix_spawn returns the error number */
 		}
 		if (a->refuse) { /* --verify --fence: the program failed verification */
+			exec_undo(&sent, AT_FDCWD, prog, 0, EACCES);
 			if (pfd >= 0)
 				ST_SYSCALL(SYS_close, pfd);
 			st__leave(&c);
@@ -1344,6 +1418,10 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	 * candidates were recorded by spawn_find) */
 	if (r == ENOENT && file && !search)
 		record_exec_enoent(AT_FDCWD, named);
+	/* the child's exec failed (libc's spawn returns its error), or the
+	 * spawn before it: the program did not run */
+	if (r != 0 && prog)
+		exec_undo(&sent, AT_FDCWD, prog, 0, r);
 	st__leave(&c);
 	errno = after;
 	return r;

@@ -89,6 +89,10 @@ int sandtrace_proto_decode_access(const void *payload, uint32_t len,
 	    (out->a.flags & (SANDTRACE_AF_REPLY | SANDTRACE_AF_IDENTITY)) !=
 		(SANDTRACE_AF_REPLY | SANDTRACE_AF_IDENTITY))
 		return -EPROTO;
+	/* an amendment of an exec's record (a record itself) */
+	if ((out->a.flags & SANDTRACE_AF_EXEC_FAILED) &&
+	    (out->a.kind != SANDTRACE_KIND_EXEC || (out->a.flags & SANDTRACE_AF_REPLY)))
+		return -EPROTO;
 	want = (uint64_t)sizeof(out->a) + out->a.path_len + out->a.path2_len;
 	if (out->a.flags & SANDTRACE_AF_IDENTITY)
 		want += sizeof(out->id);

@@ -94,12 +94,18 @@ enum sandtrace_access_flags {
 					      against the run's --verify manifest */
 	SANDTRACE_AF_UNRESOLVED = 1u << 8, /* the name was too long for the shim to resolve: the
 					      path is its spelling, not what it leads to */
-	SANDTRACE_AF_UNJUDGED = 1u << 9    /* a record of a name the shim did not judge (a PATH
+	SANDTRACE_AF_UNJUDGED = 1u << 9,   /* a record of a name the shim did not judge (a PATH
 					      probe's miss, a link an exec ran through, what
 					      the loader mapped, ...): verdict is not the
 					      shim's; the daemon reports the policy's verdict on
 					      the path, and the record is never a violation by
 					      itself (docs/INTERNALS.md, "Report") */
+	SANDTRACE_AF_EXEC_FAILED = 1u << 10 /* kind EXEC, err set: an exec this process recorded
+					      before the call (as the record an exec is before
+					      it: one per record sent) returned with err, so the
+					      program did not run; with AF_UNTRACED (aux: why)
+					      the untraced record it sent.  The daemon amends
+					      what it holds (sandtraced.c, exec_failed) */
 };
 
 /*

@@ -1,0 +1,179 @@
+#!/bin/sh
+# tests/integration/execfail.sh - an exec the kernel refuses (EACCES, ENOEXEC, E2BIG, ETXTBSY) is not reported as a program that ran.
+. "$(dirname "$0")/lib.sh"
+cd "$W"
+# xf MODE PROG [big]: one call of the exec family on PROG (argv[1] of 200000 bytes
+# with "big": E2BIG); prints the error's name when the call returns.  Mode
+# "retry": execve with the big argv, then without it (the second runs PROG).
+cat > xf.c <<'C'
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+extern char **environ;
+int main(int argc, char **argv)
+{
+	const char *m = argv[1], *p = argv[2];
+	char *av[3] = {(char *)p, NULL, NULL};
+	if (argc > 3 || !strcmp(m, "retry")) {
+		size_t n = 200000;
+		av[1] = malloc(n + 1);
+		memset(av[1], 'a', n);
+		av[1][n] = 0;
+	}
+	int r = 0, spawn = 0;
+	pid_t pid;
+	fflush(stdout);
+	if (!strcmp(m, "execve")) r = execve(p, av, environ);
+	else if (!strcmp(m, "execv")) r = execv(p, av);
+	else if (!strcmp(m, "execvp")) r = execvp(p, av);
+	else if (!strcmp(m, "execvpe")) r = execvpe(p, av, environ);
+	else if (!strcmp(m, "execl")) r = execl(p, p, av[1], (char *)NULL);
+	else if (!strcmp(m, "execlp")) r = execlp(p, p, av[1], (char *)NULL);
+	else if (!strcmp(m, "execle")) r = execle(p, p, av[1], (char *)NULL, environ);
+	else if (!strcmp(m, "fexecve")) {
+		int fd = open(p, O_RDONLY | O_CLOEXEC);
+		r = fexecve(fd, av, environ);
+	} else if (!strcmp(m, "execveat")) r = execveat(AT_FDCWD, p, av, environ, 0);
+	else if (!strcmp(m, "sys_execve")) r = (int)syscall(SYS_execve, p, av, environ);
+	else if (!strcmp(m, "sys_execveat")) r = (int)syscall(SYS_execveat, AT_FDCWD, p, av, environ, 0);
+	else if (!strcmp(m, "spawn") || !strcmp(m, "spawnp")) {
+		spawn = 1;
+		r = (m[5] ? posix_spawnp : posix_spawn)(&pid, p, NULL, NULL, av, environ);
+		if (r == 0) {
+			int st;
+			waitpid(pid, &st, 0);
+			printf("spawned %d\n", WEXITSTATUS(st));
+			return 0;
+		}
+	} else if (!strcmp(m, "retry")) {
+		execve(p, av, environ);
+		printf("%s ", strerrorname_np(errno));
+		fflush(stdout);
+		av[1] = NULL;
+		r = execve(p, av, environ);
+	}
+	printf("%s\n", strerrorname_np(spawn ? r : errno));
+	return 0;
+}
+C
+gcc -o xf xf.c || { bad "xf.c does not build"; done_; exit 1; }
+printf '#include <stdio.h>\nint main(void){puts("ran");return 0;}\n' > p.c
+gcc -o ok p.c
+cp ok noexec && chmod 644 noexec              # EACCES
+head -c 300 /dev/urandom | tr -d '#' > garbage && printf 'echo sh-ran\n' >> garbage
+printf 'zz\000\001\002' > junk && chmod 755 garbage junk   # ENOEXEC (no #!, not ELF)
+cp ok busy                                    # ETXTBSY, open for writing below
+static=; gcc -static -o st p.c 2>/dev/null && cp st stnoexec && chmod 644 stnoexec && static=1
+
+# What each report says is checked at the end, by one python3 for all of them (its start
+# alone takes a second on a busy VM).  expect REPORT NAME ERR [UNTRACED]: the X record of
+# $W/NAME has err ERR ("none": no X record); with UNTRACED "none", no untraced program is
+# claimed (an access record, a process record, the summary's count) and the run is
+# complete; with "some", one is.
+: > expect.txt
+expect() {
+	case $2 in /*) p=$2 ;; *) p=$W/$2 ;; esac
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$p" "$3" "${4:-}" "$5" >> expect.txt
+}
+shx=$(readlink -f /bin/sh)
+printf 'allow any %s\n' "$W" > fence.policy
+system_rules >> fence.policy
+export PATH="$W:$PATH"
+n=0
+for mode in "" --no-cache "--fence --policy fence.policy"; do
+	tag=${mode:-cache}
+	for f in execve execv execvp execvpe execl execlp execle fexecve execveat sys_execve sys_execveat spawn; do
+		n=$((n+1))
+		# the p-variants search PATH for the bare name
+		case $f in execvp|execvpe|execlp) prog=noexec ;; *) prog=./noexec ;; esac
+		out=$("$ST" run $mode --report r$n.jsonl -- ./xf $f $prog 2>/dev/null)
+		check "$tag $f EACCES: the call fails (got: $out)" test "$out" = EACCES
+		expect r$n.jsonl noexec 13 "" "$tag $f EACCES: the X record carries the error"
+		n=$((n+1))
+		case $f in fexecve) ;; *)
+			out=$("$ST" run $mode --report r$n.jsonl -- ./xf $f ./junk 2>/dev/null)
+			case $f in
+			execvp|execvpe|execlp)
+				# the p-family runs a file the kernel refused with ENOEXEC with /bin/sh: the
+				# shell ran, the file did not
+				expect r$n.jsonl junk 8 "" "$tag $f ENOEXEC: the X record carries the error"
+				check "$tag $f ENOEXEC: the shell ran it (got: $out)" test "$out" = ""
+				expect r$n.jsonl "$shx" 0 "" "$tag $f ENOEXEC: the shell's exec is one that ran" ;;
+			*)
+				check "$tag $f ENOEXEC: the call fails (got: $out)" test "$out" = ENOEXEC
+				expect r$n.jsonl junk 8 "" "$tag $f ENOEXEC: the X record carries the error" ;;
+			esac ;;
+		esac
+		n=$((n+1))
+		out=$("$ST" run $mode --report r$n.jsonl -- ./xf $f ./ok big 2>/dev/null)
+		check "$tag $f E2BIG: the call fails (got: $out)" test "$out" = E2BIG
+		expect r$n.jsonl ok 7 "" "$tag $f E2BIG: the X record carries the error"
+		[ -n "$static" ] && {
+			n=$((n+1))
+			out=$("$ST" run $mode --report r$n.jsonl -- ./xf $f ./stnoexec 2>/dev/null)
+			check "$tag $f static EACCES: the call fails (got: $out)" test "$out" = EACCES
+			expect r$n.jsonl stnoexec 13 none "$tag $f static EACCES: the X record carries the error, no untraced program claimed, the run complete"
+		}
+	done
+	n=$((n+1))
+	out=$("$ST" run $mode --report r$n.jsonl -- sh -c 'exec 3>>busy; ./xf execve ./busy' 2>/dev/null)
+	check "$tag ETXTBSY: the call fails (got: $out)" test "$out" = ETXTBSY
+	expect r$n.jsonl busy 26 "" "$tag ETXTBSY: the X record carries the error"
+	n=$((n+1))
+	out=$("$ST" run $mode --report r$n.jsonl -- ./xf execve ./garbage 2>/dev/null)
+	check "$tag garbage ENOEXEC: the call fails (got: $out)" test "$out" = ENOEXEC
+	expect r$n.jsonl garbage 8 "" "$tag garbage ENOEXEC: the X record carries the error"
+	# a failed exec retried in the same process that runs: the program ran
+	n=$((n+1))
+	out=$("$ST" run $mode --report r$n.jsonl -- ./xf retry ./ok 2>/dev/null)
+	check "$tag E2BIG then run: the program ran (got: $out)" test "$out" = "E2BIG ran"
+	expect r$n.jsonl ok 0 "" "$tag E2BIG then run: the X record has no error"
+	# an exec that runs is still one (and a static one still untraced)
+	n=$((n+1))
+	out=$("$ST" run $mode --report r$n.jsonl -- ./xf execve ./ok 2>/dev/null)
+	check "$tag a program that runs (got: $out)" test "$out" = ran
+	expect r$n.jsonl ok 0 "" "$tag a program that runs: an X record without error"
+	[ -n "$static" ] && {
+		n=$((n+1))
+		out=$("$ST" run $mode --report r$n.jsonl -- ./xf spawn ./st 2>/dev/null)
+		check "$tag a static program spawned (got: $out)" test "$out" = "ran
+spawned 0"
+		expect r$n.jsonl st 0 some "$tag a static program that runs: an X record without error, still untraced"
+	}
+done
+python3 - expect.txt > results.txt <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    rep, path, err, untr, desc = line.rstrip("\n").split("\t")
+    e, n, complete = "none", 0, None
+    for l in open(rep):
+        r = json.loads(l)
+        t = r.get("type")
+        if t == "access" and r["kind"] == "X" and r["path"] == path:
+            e = str(r["err"])
+        if t == "access" and r.get("untraced"):
+            n += 1
+        if t == "process" and r.get("traced") is False:
+            n += 1
+        if t == "summary":
+            n += r.get("untraced", 0)
+            complete = r.get("complete")
+    good = e == err
+    if untr == "none":
+        good = good and n == 0 and complete is True
+    elif untr == "some":
+        good = good and n > 0
+    print("%s\t%s (got: err %s, %d untraced, complete %s)" % ("ok" if good else "FAIL", desc, e, n, complete))
+PY
+while IFS='	' read -r res desc; do
+	if [ "$res" = ok ]; then ok "$desc"; else bad "$desc"; fi
+done < results.txt
+[ -s results.txt ] || bad "the reports were not checked"
+done_
