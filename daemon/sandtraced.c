@@ -118,6 +118,7 @@ struct xrec {
 	struct st__access_rec r; /* path and package point into this record */
 	unsigned runs, failed;
 	int32_t fail_err;
+	bool written; /* written already: an image of the program said HELLO (exec_ran) */
 	size_t len;
 	uint8_t key[]; /* the record key (record_path's), then the path, then the package */
 };
@@ -525,6 +526,38 @@ static int reply(struct daemon *d, struct client *c, unsigned type, uint32_t seq
 	return 0;
 }
 
+/*
+ * An image of exe (exe_len bytes) said HELLO as pid: an exec of exe ran, so
+ * its held record (struct xrec) is written now, as one that ran, rather
+ * than at the end, where a daemon that dies first would lose it; no later
+ * amendment can undo a run.  An exec the HELLO does not confirm (a static
+ * program's, one that fails) stays held until the end.
+ */
+static void exec_ran(struct daemon *d, int32_t pid, const char *exe, size_t exe_len)
+{
+	if (d->execs == NULL || exe == NULL || exe_len == 0)
+		return;
+	size_t klen = 1 + (d->record_all ? sizeof(int32_t) : 0) + exe_len;
+	uint8_t stackkey[1024];
+	uint8_t *key = klen <= sizeof(stackkey) ? stackkey : malloc(klen);
+	if (key == NULL)
+		return; /* written at the end */
+	key[0] = SANDTRACE_KIND_EXEC;
+	if (d->record_all)
+		memcpy(key + 1, &pid, sizeof(int32_t));
+	memcpy(key + klen - exe_len, exe, exe_len);
+	struct xrec *x;
+	HASH_FIND(hh, d->execs, key, klen, x);
+	if (key != stackkey)
+		free(key);
+	if (x == NULL || x->written)
+		return;
+	x->written = true;
+	if (st__report_emit(&d->report, st__rec_access(&x->r)) < 0)
+		report_failed(d);
+	d->report_dirty = true;
+}
+
 /* ---- message handlers (dispatched from SANDTRACE_MSG_LIST) ---- */
 
 typedef int handler_fn(struct daemon *d, struct client *c, const struct sandtrace_frame *f,
@@ -617,6 +650,7 @@ static int on_HELLO(struct daemon *d, struct client *c, const struct sandtrace_f
 	if (f->flags & SANDTRACE_HF_ARENA_BAD)
 		st__log("pid %d: the arena's magic/version did not match; running without cache",
 			pid);
+	exec_ran(d, pid, im->exe, im->exe_len);
 	return 0;
 }
 
@@ -633,6 +667,7 @@ static int hold_exec(struct daemon *d, const struct st__access_rec *r, const uin
 	x->runs = 1;
 	x->failed = 0;
 	x->fail_err = 0;
+	x->written = false;
 	x->len = klen;
 	memcpy(x->key, key, klen);
 	memcpy(x->key + klen, r->path, r->path_len);
@@ -1691,7 +1726,7 @@ static void finish_report(struct daemon *d)
 			x->r.err = x->fail_err;
 			x->r.untraced = 0;
 		}
-		if (st__report_emit(&d->report, st__rec_access(&x->r)) < 0)
+		if (!x->written && st__report_emit(&d->report, st__rec_access(&x->r)) < 0)
 			report_failed(d);
 		HASH_DEL(d->execs, x);
 		free(x);

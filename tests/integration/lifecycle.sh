@@ -12,6 +12,15 @@ t0=$(date +%s); wait $runpid; rc=$?; t1=$(date +%s)
 check "build finished after daemon death" test "$(cat out.txt)" = done
 check "and promptly" test $((t1 - t0)) -lt 15
 check "report marked incomplete" test "$(summary_field "$R" complete)" = false
+# 1b. an exec's record waits for the exec's outcome (a failed exec is amended), but one
+#     whose program said HELLO is written then: a daemon killed later keeps it
+R=$W/deadx.jsonl
+"$ST" run --report "$R" --pidfile "$W/pidx" -- sh -c '/bin/true; : > ranx; while [ ! -e gox ]; do sleep 0.05; done' &
+runpid=$!
+i=0; while { [ ! -e ranx ] || ! grep -q '"kind":"X","path":"/usr/bin/true"' "$R" 2>/dev/null; } && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+kill -9 "$(cat "$W/pidx")"; : > gox; wait $runpid
+check "an exec that ran is in the report before the run ends (daemon killed after it)" has X /usr/bin/true "$R"
+check "... and the shell's" has X /usr/bin/dash "$R"
 # 2. fenced run, daemon killed: fail closed for what was not decided (ask), allow rules still hold
 # 2. fenced run, daemon killed: denials keep working (decided in the process from
 #    the arena), allowed opens still work, and an `ask` fails closed
