@@ -19,7 +19,9 @@
  * the body of a wrapper of a call on one path.  `failed` is an expression
  * over the result r_ telling a failure; `call` is the real call.  errno as
  * the real call left it is what the program sees; a refusal returns the
- * failure value `failv` with ENOENT or EACCES and the real call is not made.
+ * failure value `failv` with ENOENT or EACCES and the real call is not made
+ * (failv is evaluated with errno already set to that reason, and must keep
+ * it: dlopen's leaves dlerror() a message, dl_refused).
  * ONE_PATH_ROOTED(..., in_root, call): the same, the path resolved below
  * fdir when in_root (openat2's RESOLVE_IN_ROOT; fpath then relative).
  */
@@ -35,12 +37,16 @@
  * reads: a pointer variable; a literal or an array is not probed) set to
  * ST_ABSENT, whose lookup fails at its second component for
  * any caller (a /proc that is mounted or not), so nothing is created,
- * changed or opened; a result that is not failv is undone all the same.
+ * changed or opened; a result that is no failure is undone all the same.
  * Not for an empty or null name (a descriptor's file). Costs a refusal one
  * system call; must run between st__enter and st__leave (the call is
  * forwarded untouched). Async-signal-safe as the call is.
  */
 #define ST_ABSENT "/proc/-1/sandtrace-absent"
+/* Is r a call's failure: a null pointer, or a negative number (-1)?  (Not
+ * failv, which may do work of its own: dl_refused.) */
+#define ST_FAILED_RESULT(r)                                                                        \
+	(__builtin_classify_type(r) == 5 /* a pointer */ ? (uintptr_t)(r) == 0 : (intptr_t)(r) < 0)
 /* ST_NOPROBE(p): a name judged that the call does not read itself (a
  * path made from the call's arguments): ST_REFUSAL does not probe it.  The
  * same lvalue, read only; tests/refusal_probe.py checks that every other
@@ -60,7 +66,7 @@
 			type pr_ = ST_FORWARD(call);                                               \
 			int pe_ = errno;                                                           \
 			*pp_ = held_;                                                              \
-			if (pr_ != (failv))                                                        \
+			if (!ST_FAILED_RESULT(pr_))                                                \
 				ST_UNDO_RESULT(pr_);                                               \
 			else if (pe_ != 0 && pe_ != ENOENT)                                        \
 				re_ = pe_;                                                         \
@@ -111,8 +117,8 @@
 		st__post(a_, rec_);                                                                \
 		if (a_->refuse) { /* --verify --fence: this version failed verification */        \
 			ST_UNDO_RESULT(r_);                                                        \
+			errno = after_ = EACCES; /* failv may ask why (dl_refused) */              \
 			r_ = failv;                                                                \
-			after_ = EACCES;                                                           \
 		}                                                                                  \
 		st__leave(&c_);                                                                    \
 		errno = after_;                                                                    \

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <link.h>
 #include <mntent.h>
 #include <netdb.h>
 #include <netinet/ether.h>
@@ -2146,17 +2147,179 @@ static int dl_path_err(const char *path)
 	return e == ENOENT || e == ENOTDIR ? e : 0;
 }
 
+/*
+ * A refused dlopen leaves dlerror() a message, as glibc's own failure does
+ * ("NAME: cannot open shared object file: No such file or directory"; the
+ * shim's refusal made no dl call, so dlerror() said NULL and a program's
+ * printf("%s", dlerror()) crashed or printed "(null)").  The real function
+ * is asked for a stand-in that cannot exist and names the refused one, below
+ * DL_REFUSED: "/proc/self/fd/-1/sandtrace-refused-<errno>/NAME" (no process
+ * has a descriptor -1: the loader's open fails with ENOENT, or /proc is not
+ * there and it fails so all the same; nothing is loaded).  glibc keeps that
+ * failure as it keeps its own (the same flags and namespace are checked
+ * first: an invalid mode is still that; the next dl call's success drops it,
+ * a dlerror() call takes it once), and the dlerror wrapper takes the stand-in
+ * out of the message it formats: NAME's, with the refusal's reason (EACCES
+ * for a denied one).  A caller of libc's dlerror by another way (dlsym
+ * RTLD_NEXT) sees the stand-in.  Returns NULL; errno kept.
+ */
+#define DL_REFUSED "/proc/self/fd/-1/sandtrace-refused-"
+
+/* libc's dlerror, found without a dl call: dlsym, the shim's way to find a
+ * real function (st__resolve), succeeds and so drops the message dlerror()
+ * is to give (each dl call that succeeds clears it: a program's dlsym that
+ * failed, then the wrapper's first call, said NULL).  Looked up by name in
+ * the GNU hash table of the object that holds dlsym (dladdr1 clears
+ * nothing), its default version; dlsym when that finds nothing. */
+static void *libc_dlerror_find(void)
+{
+	static const char name[] = "dlerror";
+	Dl_info di;
+	struct link_map *l = NULL;
+	if (!dladdr1((const void *)dlsym, &di, (void **)&l, RTLD_DL_LINKMAP) || !l || !l->l_ld)
+		return NULL;
+	const ElfW(Sym) *sym = NULL;
+	const char *str = NULL;
+	const uint32_t *gh = NULL;
+	const ElfW(Half) *ver = NULL;
+	for (const ElfW(Dyn) *d = l->l_ld; d->d_tag != DT_NULL; d++) {
+		uintptr_t a = d->d_un.d_ptr;
+		if (a < l->l_addr) /* a loader that leaves .dynamic as in the file */
+			a += l->l_addr;
+		if (d->d_tag == DT_SYMTAB)
+			sym = (const void *)a;
+		else if (d->d_tag == DT_STRTAB)
+			str = (const void *)a;
+		else if (d->d_tag == DT_GNU_HASH)
+			gh = (const void *)a;
+		else if (d->d_tag == DT_VERSYM)
+			ver = (const void *)a;
+	}
+	if (!sym || !str || !gh || gh[0] == 0)
+		return NULL;
+	uint32_t h = 5381;
+	for (const char *c = name; *c; c++)
+		h = h * 33 + (unsigned char)*c;
+	const uint32_t nbuckets = gh[0], first = gh[1];
+	const uint32_t *bucket = (const uint32_t *)((const ElfW(Addr) *)(gh + 4) + gh[2]);
+	const uint32_t *chain = bucket + nbuckets;
+	uint32_t i = bucket[h % nbuckets];
+	if (i < first)
+		return NULL;
+	for (;; i++) {
+		uint32_t ch = chain[i - first];
+		const ElfW(Sym) *s = &sym[i];
+		if ((ch | 1) == (h | 1) && s->st_shndx != SHN_UNDEF &&
+		    ELF64_ST_TYPE(s->st_info) == STT_FUNC && (!ver || !(ver[i] & 0x8000)) &&
+		    strcmp(str + s->st_name, name) == 0)
+			return (void *)(l->l_addr + s->st_value);
+		if (ch & 1)
+			return NULL;
+	}
+}
+static st__t_dlerror libc_dlerror(void)
+{
+	void *p = atomic_load_explicit(&st__real_dlerror, memory_order_acquire);
+	if (!p) {
+		p = libc_dlerror_find();
+		if (p)
+			atomic_store_explicit(&st__real_dlerror, p, memory_order_release);
+		else
+			p = st__resolve(&st__real_dlerror, "dlerror");
+	}
+	return (st__t_dlerror)p;
+}
+
+static void *dl_refused(bool m, Lmid_t lm, const char *path, int flags)
+{
+	int saved = errno;
+	char num[16], small[PATH_MAX];
+	size_t k = sizeof(num);
+	unsigned e = (unsigned)saved;
+	num[--k] = '/';
+	do
+		num[--k] = (char)('0' + e % 10);
+	while ((e /= 10) && k);
+	size_t pre = sizeof(DL_REFUSED) - 1, nl = sizeof(num) - k, len = strlen(path);
+	size_t size = pre + nl + len + 1;
+	/* a long name (the kernel's ENAMETOOLONG, which the message says
+	 * then) in a buffer of its own; none: the stand-in without it */
+	char *buf = size <= sizeof(small) ? small : malloc(size);
+	if (!buf) {
+		buf = small;
+		len = 0;
+	}
+	memcpy(buf, DL_REFUSED, pre);
+	memcpy(buf + pre, num + k, nl);
+	memcpy(buf + pre + nl, path, len);
+	buf[pre + nl + len] = '\0';
+	(void)libc_dlerror(); /* found before the failure it is to report */
+	if (m)
+		REAL(dlmopen)(lm, buf, flags);
+	else
+		REAL(dlopen)(buf, flags);
+	if (buf != small)
+		free(buf);
+	errno = saved;
+	return NULL;
+}
+
+/* glibc's message, the stand-in of a refusal (dl_refused) taken out of it:
+ * the refused name, then glibc's words, then the refusal's reason in place
+ * of the stand-in's, in the buffer glibc formatted (the stand-in's
+ * directory is longer than any reason the shim gives).  Any other message
+ * (an invalid mode, checked first) as glibc said it. */
+EXPORT char *dlerror(void)
+{
+	char *m = libc_dlerror()();
+	size_t n = sizeof(DL_REFUSED) - 1;
+	if (!m || strncmp(m, DL_REFUSED, n) != 0)
+		return m;
+	int saved = errno, e = 0;
+	char *p = m + n;
+	while (*p >= '0' && *p <= '9')
+		e = e * 10 + (*p++ - '0');
+	if (*p++ != '/') {
+		errno = saved;
+		return m;
+	}
+	/* the reason: after the last ": " (a name may hold one too) */
+	size_t len = strlen(p);
+	char *tail = NULL;
+	for (char *q = strstr(p, ": "); q; q = strstr(q + 1, ": "))
+		tail = q + 2;
+	/* the stand-in's own reason: ENOENT, ENAMETOOLONG for a long name */
+	bool standin = tail && (strcmp(tail, strerror(ENOENT)) == 0 ||
+				strcmp(tail, strerror(ENAMETOOLONG)) == 0);
+	const char *now = strerror(e);
+	size_t head = tail ? (size_t)(tail - p) : 0;
+	if (standin && strcmp(tail, now) != 0 && head + strlen(now) <= (size_t)(p - m) + len) {
+		memmove(m, p, head);
+		memcpy(m + head, now, strlen(now) + 1);
+	} else {
+		memmove(m, p, len + 1);
+	}
+	errno = saved;
+	return m;
+}
+
 /* A library by path, judged and recorded as a read of that path (a failed
- * lookup when the file is not there). */
+ * lookup when the file is not there); refused, dlerror() says why (dl_refused
+ * asks glibc itself, with the same flags: no ST_REFUSAL probe, whose errno a
+ * dlopen does not set). */
 static __attribute__((noinline)) void *dlopen_path(const char *path, int flags)
 {
-	ONE_PATH_ERR(void *, NULL, (r_ == NULL ? dl_path_err(path) : 0), AT_FDCWD, path, K_R,
-		     false, false, false, REAL(dlopen)(path, flags));
+	ONE_PATH_ERR(void *, dl_refused(false, 0, path, flags),
+		     (r_ == NULL ? dl_path_err(path) : 0), AT_FDCWD, ST_NOPROBE(path), K_R, false, false,
+		     false,
+		     REAL(dlopen)(path, flags));
 }
 static __attribute__((noinline)) void *dlmopen_path(Lmid_t lm, const char *path, int flags)
 {
-	ONE_PATH_ERR(void *, NULL, (r_ == NULL ? dl_path_err(path) : 0), AT_FDCWD, path, K_R,
-		     false, false, false, REAL(dlmopen)(lm, path, flags));
+	ONE_PATH_ERR(void *, dl_refused(true, lm, path, flags),
+		     (r_ == NULL ? dl_path_err(path) : 0), AT_FDCWD, ST_NOPROBE(path), K_R, false, false,
+		     false,
+		     REAL(dlmopen)(lm, path, flags));
 }
 
 /* A dlopen of a bare name, searched for along the shim's own search (the

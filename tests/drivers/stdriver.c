@@ -84,6 +84,9 @@ extern char **environ;
  *   dlerror PATH: dlopen(PATH, RTLD_NOW) twice, each followed by dlerror(); prints "ok" for
  *     a handle, "msg" for a failure with a message, "nomsg" for one dlerror() says nothing of
  *     (a caller's puts(dlerror()) crashes on it), one word a line
+ *   dlsym-text NAME: dlsym(RTLD_DEFAULT, NAME), then dlerror(): "ok" or the message
+ *   dlerror-text PATH [ns]: dlopen(PATH, RTLD_NOW) (ns: dlmopen into LM_ID_NEWLM), then
+ *     dlerror() twice: "ok" or the first message, "|", the second one or "(null)"
  *   emfile-conn PATH: stat PATH (under --no-cache that connects the shim, at 900), take
  *     every descriptor under a limit of 64, close 900 by an inline system call, stat
  *     PATH-lost-0 .. PATH-lost-4 (the shim cannot open a new connection: EMFILE), give
@@ -821,6 +824,20 @@ int main(int argc, char **argv)
 			const char *m = dlerror();
 			puts(h ? "ok" : m ? "msg" : "nomsg");
 		}
+		return 0;
+	} else if (!strcmp(c, "dlsym-text")) {
+		void *f = dlsym(RTLD_DEFAULT, p);
+		const char *m = dlerror();
+		puts(f ? "ok" : m ? m : "(null)");
+		return 0;
+	} else if (!strcmp(c, "dlerror-text")) {
+		void *h = q && !strcmp(q, "ns") ? dlmopen(LM_ID_NEWLM, p, RTLD_NOW)
+						: dlopen(p, RTLD_NOW);
+		const char *m = dlerror();
+		char *first = m ? strdup(m) : NULL; /* the next dlerror() frees it */
+		m = dlerror();
+		printf("%s|%s\n", h ? "ok" : first ? first : "(null)", m ? m : "(null)");
+		free(first);
 		return 0;
 	} else if (!strcmp(c, "dlopen")) { /* PATH: a name or a path, RTLD_NOW */
 		r = dlopen(p, RTLD_NOW) ? 0 : (errno = ENOENT, -1);

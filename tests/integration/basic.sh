@@ -687,6 +687,11 @@ for nc in "" --no-cache; do
 	check "... and the same name from another cwd$nc" has R "$W/dlnf/other/rel/libz.so.1" "$W/dlnf/rel$nc.jsonl"
 	}
 done
+# the dlerror wrapper finds libc's own without a dl call: with dlsym, its first call dropped
+# the message of a dlsym that failed just before (dlerror() said NULL)
+out=$("$ST" run --report "$W/dlnf/sym.jsonl" -- "$DRV" dlsym-text st_no_such_symbol)
+check "dlsym that fails, then dlerror(): its message kept (got: $out)" \
+	sh -c "echo '$out' | grep -q 'undefined symbol: st_no_such_symbol'"
 # the same from a program with a RUNPATH (the tail call, recorded later): a library closed
 # before the next checked call is recorded at the dlclose, one loaded in an atexit handler
 # at the shim's destructor, and the thread that made the dlopen records it at its own next

@@ -190,6 +190,30 @@ for mode in "" --no-cache; do
 	check "dlopen ${mode:+($mode) }of a name not found along a hidden directory: verdict deny (got: $out, $v)" \
 		test "$v" = deny
 done
+# a dlopen (dlmopen) of a library the fence hides is refused before the loader sees it,
+# and dlerror() says why as glibc's own failure for a missing file does: it said NULL (the
+# shim made no dl call), and a program's printf of it crashed or printed "(null)".  The
+# library is not loaded (its constructor would print), and the message is given once
+printf '#include <stdio.h>\n__attribute__((constructor)) static void c(void) { puts("LOADED"); }\nint hid_f(void) { return 1; }\n' > "$W/hid.c"
+if cc -shared -fPIC -o "$W/out/libhid.so" "$W/hid.c"; then
+	for how in "" ns; do
+		for mode in "" --no-cache; do
+			out=$(LC_ALL=C "$ST" run $mode --fence --policy "$W/policy" -- "$DRV" dlerror-text "$W/out/libhid.so" $how)
+			check "dlopen${how:+ ($how)}${mode:+ ($mode)} of a hidden library: dlerror() as for a missing file (got: $out)" \
+				test "$out" = "$W/out/libhid.so: cannot open shared object file: No such file or directory|(null)"
+		done
+		# a name that starts from the cwd keeps its spelling
+		out=$(cd "$W" && LC_ALL=C "$ST" run --fence --policy "$W/policy" -- "$DRV" dlerror-text out/libhid.so $how)
+		check "dlopen${how:+ ($how)} of a hidden relative name: its spelling in the message (got: $out)" \
+			test "$out" = "out/libhid.so: cannot open shared object file: No such file or directory|(null)"
+		# a missing library the fence shows: glibc's own message, as it was
+		out=$(LC_ALL=C "$ST" run --fence --policy "$W/policy" -- "$DRV" dlerror-text "$W/in/nothere.so" $how)
+		check "dlopen${how:+ ($how)} of a missing visible library: glibc's message, untouched (got: $out)" \
+			test "$out" = "$W/in/nothere.so: cannot open shared object file: No such file or directory|(null)"
+	done
+else
+	bad "cc: the hidden library could not be built"
+fi
 # a spawn's file actions move its child (addchdir_np, addfchdir_np): the relative names
 # of the actions after them and the relative program are the child's, looked up from
 # there; each is judged and recorded there, not in the parent's cwd (where an open was
