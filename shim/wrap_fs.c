@@ -2113,24 +2113,30 @@ static __attribute__((noinline)) bool same_search(const void *caller)
 	return same;
 }
 
-/* A dynamic string token in a name the loader expands (its is_dst: $ORIGIN,
- * $PLATFORM or $LIB, not followed by a character of a name, or the same in
- * braces); any other '$' is a character of the path. */
+/* The length of the dynamic string token tok ("ORIGIN", "PLATFORM", "LIB")
+ * at p, a '$' (the loader's is_dst: not followed by a character of a name,
+ * or the same in braces), else 0. */
+static size_t dst_len(const char *p, const char *tok)
+{
+	const char *q = p + 1 + (p[1] == '{');
+	size_t n = strlen(tok);
+	char c = q[n];
+	if (strncmp(q, tok, n) != 0)
+		return 0;
+	if (p[1] == '{')
+		return c == '}' ? n + 3 : 0;
+	bool name_char = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+			 (c >= '0' && c <= '9') || c == '_';
+	return name_char ? 0 : n + 1;
+}
+
+/* A dynamic string token in a name the loader expands ($ORIGIN, $PLATFORM
+ * or $LIB); any other '$' is a character of the path. */
 static bool has_dst(const char *name)
 {
-	static const char *const dst[] = {"ORIGIN", "PLATFORM", "LIB"};
-	for (const char *p = strchr(name, '$'); p; p = strchr(p + 1, '$')) {
-		const char *q = p + 1 + (p[1] == '{');
-		for (size_t i = 0; i < sizeof(dst) / sizeof(dst[0]); i++) {
-			size_t n = strlen(dst[i]);
-			char c = q[n];
-			if (strncmp(q, dst[i], n) == 0 &&
-			    (p[1] == '{' ? c == '}'
-					 : !((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-					     (c >= '0' && c <= '9') || c == '_')))
-				return true;
-		}
-	}
+	for (const char *p = strchr(name, '$'); p; p = strchr(p + 1, '$'))
+		if (dst_len(p, "ORIGIN") || dst_len(p, "PLATFORM") || dst_len(p, "LIB"))
+			return true;
 	return false;
 }
 
@@ -2322,6 +2328,29 @@ static __attribute__((noinline)) void *dlmopen_path(Lmid_t lm, const char *path,
 		     REAL(dlmopen)(lm, path, flags));
 }
 
+/* Does a directory of the search si hold name?  A relative one (an empty or
+ * relative LD_LIBRARY_PATH entry: "." or "lib") is looked in below the cwd,
+ * as the loader does. */
+static bool dirs_hold(const Dl_serinfo *si, const char *name, size_t nlen, char *buf)
+{
+	for (unsigned i = next_dir(si, 0); i < si->dls_cnt; i = next_dir(si, i + 1)) {
+		const char *d = si->dls_serpath[i].dls_name;
+		if (st__path_join(d, strlen(d), name, nlen, buf, PATH_MAX) >= 0 &&
+		    ST_SYSCALL(SYS_faccessat, AT_FDCWD, buf, F_OK) == 0)
+			return true;
+	}
+	return false;
+}
+/* Each directory of si joined to name, a failed lookup (N dir/name). */
+static void dirs_missing(const Dl_serinfo *si, const char *name, size_t nlen, char *buf)
+{
+	for (unsigned i = next_dir(si, 0); i < si->dls_cnt; i = next_dir(si, i + 1)) {
+		const char *d = si->dls_serpath[i].dls_name;
+		if (st__path_join(d, strlen(d), name, nlen, buf, PATH_MAX) >= 0)
+			st__record_path(AT_FDCWD, buf, K_R, false, ENOENT);
+	}
+}
+
 /* A dlopen of a bare name, searched for along the shim's own search (the
  * caller's: same_search), failed: when no directory of that search holds
  * the name, each place looked in is a failed lookup (N dir/name), what an
@@ -2345,25 +2374,120 @@ static __attribute__((noinline)) bool dl_name_missing(const char *name)
 	if (dladdr1((const void *)dl_name_missing, &di, (void **)&self, RTLD_DL_LINKMAP) && self)
 		si = search_of(self);
 	char buf[PATH_MAX];
-	bool found = si == NULL;
-	for (unsigned i = si ? next_dir(si, 0) : 0; !found && si && i < si->dls_cnt;
-	     i = next_dir(si, i + 1)) {
-		const char *d = si->dls_serpath[i].dls_name;
-		if (st__path_join(d, strlen(d), name, nlen, buf, sizeof(buf)) < 0)
-			continue;
-		found = ST_SYSCALL(SYS_faccessat, AT_FDCWD, buf, F_OK) == 0;
-	}
-	for (unsigned i = si ? next_dir(si, 0) : 0; !found && i < si->dls_cnt;
-	     i = next_dir(si, i + 1)) {
-		const char *d = si->dls_serpath[i].dls_name;
-		/* a relative one (an empty or relative LD_LIBRARY_PATH entry:
-		 * "." or "lib") is looked in below the cwd, as the loader does */
-		if (st__path_join(d, strlen(d), name, nlen, buf, sizeof(buf)) >= 0)
-			st__record_path(AT_FDCWD, buf, K_R, false, ENOENT);
-	}
+	if (si && !dirs_hold(si, name, nlen, buf))
+		dirs_missing(si, name, nlen, buf);
 	free(si);
 	st__leave(&c); /* errno as on entry */
 	return true;
+}
+
+/* name with each $ORIGIN (or ${ORIGIN}) made the directory of the object l,
+ * as the loader expands it for a dlopen l makes: the program's is the
+ * directory of /proc/self/exe (glibc's _dl_get_origin), another object's
+ * that of the absolute name the loader gave it.  false when that cannot be
+ * told (a relative name, another token: $LIB, $PLATFORM), or it does not
+ * fit. */
+static bool dst_expand(const struct link_map *l, const char *name, char *out, size_t size)
+{
+	char origin[PATH_MAX];
+	ssize_t olen;
+	if (l->l_name[0] == '\0') {
+		olen = ST_SYSCALL(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", origin,
+				  sizeof(origin) - 1);
+	} else if (l->l_name[0] == '/' && strlen(l->l_name) < sizeof(origin)) {
+		olen = (ssize_t)strlen(l->l_name);
+		memcpy(origin, l->l_name, (size_t)olen);
+	} else {
+		return false;
+	}
+	if (olen <= 0 || origin[0] != '/')
+		return false;
+	while (olen > 1 && origin[olen - 1] != '/')
+		olen--;
+	if (olen > 1)
+		olen--; /* the directory: "/" for an object at the root */
+	size_t n = 0;
+	for (const char *p = name; *p;) {
+		size_t tok = p[0] == '$' ? dst_len(p, "ORIGIN") : 0;
+		if (p[0] == '$' && (dst_len(p, "PLATFORM") || dst_len(p, "LIB")))
+			return false; /* $LIB, $PLATFORM: not told here */
+		if (tok) {
+			if (n + (size_t)olen >= size)
+				return false;
+			memcpy(out + n, origin, (size_t)olen);
+			n += (size_t)olen;
+			p += tok;
+		} else {
+			if (n + 1 >= size)
+				return false;
+			out[n++] = *p++;
+		}
+	}
+	out[n] = '\0';
+	return true;
+}
+
+/*
+ * A dlopen (dlmopen into lm: the base namespace or a new one) entered by a
+ * tail call (the caller's own search, or a name with $ORIGIN) that will find
+ * nothing: what the loader will look in is recorded now, each a failed
+ * lookup, as dl_name_missing records the shim's own search (nothing could
+ * be recorded after the call).  A bare name: each directory of the caller's
+ * search (dlinfo(RTLD_DI_SERINFO) of the caller's object: its DT_RPATH and
+ * its loaders', LD_LIBRARY_PATH, its DT_RUNPATH with $ORIGIN expanded, the
+ * system's), when none holds it; a name with $ORIGIN: that name expanded
+ * for the caller, when it is missing.  Then the loader is asked for the
+ * name without loading anything (RTLD_NOLOAD, in the namespace the call
+ * loads into; the base one for a new namespace): an object of that name
+ * already loaded, or one the shim's own search finds (ld.so.cache holds
+ * what no listed directory does), and nothing is recorded.  Nor for a mode
+ * the loader refuses before it looks (dlopen_doit's, dlmopen_doit's
+ * checks), nor another namespace.  Errno kept; dlerror's state is the real
+ * call's, made after.
+ */
+#define DL_MODES                                                                                   \
+	(RTLD_BINDING_MASK | RTLD_NOLOAD | RTLD_DEEPBIND | RTLD_GLOBAL | RTLD_LOCAL | RTLD_NODELETE)
+static __attribute__((noinline)) void dl_tail_missing(const void *caller, bool m, Lmid_t lm,
+						      const char *name, int flags)
+{
+	if (!(flags & RTLD_BINDING_MASK) || (flags & ~DL_MODES) ||
+	    (m && lm != LM_ID_BASE && lm != LM_ID_NEWLM) || (m && lm == LM_ID_NEWLM && (flags & RTLD_GLOBAL)))
+		return;
+	struct st_call c;
+	if (!st__enter(&c))
+		return;
+	Dl_info di;
+	struct link_map *from = NULL;
+	Lmid_t in = LM_ID_BASE;
+	char buf[PATH_MAX];
+	Dl_serinfo *si = NULL;
+	size_t nlen = strlen(name);
+	bool missing = false;
+	if (dladdr1(caller, &di, (void **)&from, RTLD_DL_LINKMAP) && from &&
+	    (m || dlinfo(from, RTLD_DI_LMID, &in) == 0)) {
+		if (strchr(name, '/')) {
+			missing = dst_expand(from, name, buf, sizeof(buf)) &&
+				  dl_path_err(buf) != 0;
+		} else {
+			si = search_of(from);
+			missing = si && !dirs_hold(si, name, nlen, buf);
+		}
+	}
+	if (missing) {
+		void *h = REAL(dlmopen)(m ? LM_ID_BASE : in, name, RTLD_LAZY | RTLD_NOLOAD);
+		if (h) {
+			REAL(dlclose)(h);
+			missing = false;
+		} else {
+			missing = libc_dlerror()() != NULL; /* not found; NULL: found, not loaded */
+		}
+	}
+	if (missing && si)
+		dirs_missing(si, name, nlen, buf);
+	else if (missing)
+		st__record_path(AT_FDCWD, buf, K_R, false, dl_path_err(buf));
+	free(si);
+	st__leave(&c); /* errno as on entry */
 }
 /* what a library opened by path brought with it (its DT_NEEDED, found along its
  * own paths) is noted as after a dlopen by name */
@@ -2392,7 +2516,9 @@ EXPORT void *dlopen(const char *path, int flags)
 		/* found by the loader's search, which starts at the caller's
 		 * DT_RUNPATH, or spelled with $ORIGIN, the caller's directory:
 		 * the real dlopen entered by a tail call, so that its caller is
-		 * the program; what it loads is recorded later (st__libs_later) */
+		 * the program; what it loads is recorded later (st__libs_later),
+		 * the places a name not found was looked for now */
+		dl_tail_missing(__builtin_return_address(0), false, 0, path, flags);
 		st__libs_later();
 		return REAL(dlopen)(path, flags);
 	}
@@ -2428,8 +2554,10 @@ EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 		return noted(h);
 	}
 	if (!path || !strchr(path, '/') || has_dst(path)) {
-		if (path)
+		if (path) {
+			dl_tail_missing(__builtin_return_address(0), true, lm, path, flags);
 			st__libs_later();
+		}
 		return REAL(dlmopen)(lm, path, flags); /* a tail call, as dlopen's */
 	}
 	return noted(dlmopen_path(lm, path, flags));

@@ -692,6 +692,56 @@ done
 out=$("$ST" run --report "$W/dlnf/sym.jsonl" -- "$DRV" dlsym-text st_no_such_symbol)
 check "dlsym that fails, then dlerror(): its message kept (got: $out)" \
 	sh -c "echo '$out' | grep -q 'undefined symbol: st_no_such_symbol'"
+# a dlopen the shim enters by a tail call (the caller has a RUNPATH of its own, or the name
+# a \$ORIGIN) that finds nothing left no record at all: each place the loader looked is a
+# failed lookup now, as for a name searched the shim's way: LD_LIBRARY_PATH, the RUNPATH
+# (its \$ORIGIN expanded), the system's directories; a \$ORIGIN name expanded for the caller;
+# dlmopen the same.  A name the loader knows already (a loaded object's soname: no file of
+# that name anywhere) and one it finds are no failed lookup
+mkdir -p "$W/rp2/lib" "$W/rp2/lib2" "$W/rp2/llp" "$W/rp2/sn"
+cat > "$W/rp2/m.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		void *h = strcmp(argv[i], "ns") ? dlopen(argv[i], RTLD_NOW)
+						: dlmopen(LM_ID_NEWLM, argv[++i], RTLD_NOW);
+		const char *e = h ? NULL : dlerror();
+		printf("%s%s", h ? "found " : "missing ", e && strstr(e, "cannot open") ? "msg " : "");
+	}
+	puts("");
+	return 0;
+}
+EOF
+if cc -shared -fPIC -o "$W/rp2/lib2/librp2.so" "$W/rp/l.c" &&
+   cc -shared -fPIC -Wl,-soname,librp2sn.so.1 -o "$W/rp2/sn/libsn.so" "$W/rp/l.c" &&
+   cc -o "$W/rp2/m" "$W/rp2/m.c" -ldl -Wl,--enable-new-dtags,-rpath,"\$ORIGIN/lib:$W/rp2/lib2"; then
+	for nc in "" --no-cache; do
+		R=$W/rp2/r$nc.jsonl
+		out=$(LD_LIBRARY_PATH="$W/rp2/llp" "$ST" run $nc --report "$R" -- "$W/rp2/m" librp2none.so.1 \
+			'$ORIGIN/lib/librp2none.so.2' ns librp2none.so.3 ns '${ORIGIN}/librp2none.so.4' \
+			librp2.so "$W/rp2/sn/libsn.so" librp2sn.so.1)
+		check "RUNPATH program, names not found$nc: missing, dlerror() says why; the others found (got: $out)" \
+			test "$out" = "missing msg missing msg missing msg missing msg found found found "
+		for sub in llp lib lib2; do # (check sets d)
+			check "... dlopen of a bare name$nc: N in $sub" has N "$W/rp2/$sub/librp2none.so.1" "$R"
+			check "... dlmopen of a bare name$nc: N in $sub" has N "$W/rp2/$sub/librp2none.so.3" "$R"
+		done
+		check "... dlopen of a bare name$nc: N in the system's directories" \
+			sh -c "'$ST' report --list '$R' | grep -q '^N	/usr/lib/[^	]*librp2none.so.1\$'"
+		check "... dlopen of a \$ORIGIN name$nc: N where it was looked for" \
+			has N "$W/rp2/lib/librp2none.so.2" "$R"
+		check "... dlmopen of a \${ORIGIN} name$nc: N where it was looked for" \
+			has N "$W/rp2/librp2none.so.4" "$R"
+		check "... a name found, or known by its soname: no failed lookup$nc" \
+			sh -c "! '$ST' report --list '$R' | grep -q '^N	.*/\\(librp2.so\\|librp2sn.so.1\\)\$'"
+	done
+else
+	bad "cc: the RUNPATH not-found test could not be built"
+fi
 # the same from a program with a RUNPATH (the tail call, recorded later): a library closed
 # before the next checked call is recorded at the dlclose, one loaded in an atexit handler
 # at the shim's destructor, and the thread that made the dlopen records it at its own next
