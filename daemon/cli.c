@@ -366,6 +366,13 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 		json_t *v;
 		json_array_foreach(s->violation_list, i, v)
 		{
+			if (json_object_get(v, "call") != NULL) { /* an io_uring refused */
+				fprintf(f, "  violation: %s refused (pid %lld, %s): no io_uring\n",
+					jstr(v, "call"),
+					(long long)json_integer_value(json_object_get(v, "pid")),
+					jstr(v, "class"));
+				continue;
+			}
 			fprintf(f, "  violation: %s %s (pid %lld, %s, rule %s)\n", jstr(v, "kind"),
 				jstr(v, "path"),
 				(long long)json_integer_value(json_object_get(v, "pid")),

@@ -136,6 +136,14 @@ json_t *st__rec_violation(const struct st__violation_rec *r)
 		return NULL;
 	put(o, "type", json_string("violation"), &ok);
 	put(o, "seq", json_integer((json_int_t)r->seq), &ok);
+	if (r->io_uring) {
+		/* no file: the call that would have made a ring */
+		put(o, "call", st__json_bytes(r->path, r->path_len), &ok);
+		put(o, "pid", json_integer(r->pid), &ok);
+		put(o, "class", json_string("io_uring"), &ok);
+		put(o, "err", json_integer(r->err), &ok);
+		return finish(o, ok);
+	}
 	put(o, "kind", json_string(k), &ok);
 	put(o, "path", st__json_bytes(r->path, r->path_len), &ok);
 	put(o, "pid", json_integer(r->pid), &ok);
@@ -170,6 +178,8 @@ json_t *st__rec_process(const struct st__process_rec *r)
 		put(o, "cache", json_false(), &ok);
 	if (r->execed)
 		put(o, "execed", json_true(), &ok);
+	if (r->io_uring)
+		put(o, "io_uring", json_true(), &ok);
 	return finish(o, ok);
 }
 
@@ -215,6 +225,8 @@ json_t *st__rec_summary(const struct st__summary *s)
 	put(o, "dropped_clients", json_integer((json_int_t)s->dropped_clients), &ok);
 	if (s->policy_reloads)
 		put(o, "policy_reloads", json_integer((json_int_t)s->policy_reloads), &ok);
+	if (s->io_uring)
+		put(o, "io_uring", json_integer((json_int_t)s->io_uring), &ok);
 	return finish(o, ok);
 }
 
@@ -439,6 +451,7 @@ static int scan_one(json_t *obj, unsigned long lineno, void *ctx)
 		m->clients = get_u64(obj, "clients");
 		m->dropped_clients = get_u64(obj, "dropped_clients");
 		m->policy_reloads = get_u64(obj, "policy_reloads");
+		m->io_uring = get_u64(obj, "io_uring");
 	}
 	return 0;
 }

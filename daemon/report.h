@@ -54,6 +54,9 @@ struct st__violation_rec {
 	const char *rule; /* "default" or the rule's origin ("FILE:LINE") */
 	const char *package; /* ask rules: the undeclared package owning path, else NULL */
 	bool hidden;	     /* the shim refused the call (false: an ask reported, not enforced) */
+	bool io_uring;	     /* an io_uring refused: path is the call's name, err its errno;
+				kind, cls and rule are not written */
+	int32_t err;
 };
 json_t *st__rec_violation(const struct st__violation_rec *r);
 
@@ -72,6 +75,7 @@ struct st__process_rec {
 	bool argv_truncated; /* HELLO had SANDTRACE_HF_ARGV_TRUNC */
 	bool no_cache;	     /* the process ran without the arena */
 	bool execed;	     /* replaced by a later image (exec) of the same pid */
+	bool io_uring;	     /* set up an io_uring the shim let through: accesses unseen */
 };
 json_t *st__rec_process(const struct st__process_rec *r);
 
@@ -101,6 +105,7 @@ struct st__summary {
 	uint64_t daemon_messages;	/* frames the daemon received */
 	uint64_t clients, dropped_clients;
 	uint64_t policy_reloads; /* policy records before it (written when not 0) */
+	uint64_t io_uring;	 /* processes with an io_uring let through (written when not 0) */
 };
 json_t *st__rec_summary(const struct st__summary *s);
 /* Append a reason (printf format) and mark the summary incomplete.  0 or -ENOMEM. */

@@ -82,6 +82,9 @@ struct image {
 	/* an untraced exec's image whose exec failed (exec_failed): it never
 	 * ran, and has no process record */
 	bool gone;
+	/* an io_uring: set up and let through (its accesses through the ring are
+	 * unseen), or refused (a violation, written once an image) */
+	bool io_uring, io_uring_refused;
 };
 
 /* pid -> index of its current image. */
@@ -860,6 +863,47 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 		free(key);
 }
 
+/*
+ * A process set up (or entered) an io_uring (SANDTRACE_AF_IO_URING; the path
+ * is the call's name): no file access of its own.  Refused by the shim
+ * (AF_DENIED): a violation, once an image.  Let through: the image is marked,
+ * and the summary says the accesses it made through the ring are missing
+ * (finish_report).
+ */
+static int on_io_uring(struct daemon *d, struct client *c, const struct sandtrace_access_view *v)
+{
+	struct image *im = image_get(d, c->pid, c->uid);
+	if (im == NULL) {
+		internal_error(d, "io_uring", -ENOMEM);
+		return 0;
+	}
+	size_t n = v->a.path_len > 64 ? 64 : v->a.path_len;
+	if (!(v->a.flags & SANDTRACE_AF_DENIED)) {
+		if (!im->io_uring)
+			st__log("pid %d: an io_uring was set up (%.*s): its accesses are not seen",
+				c->pid, (int)n, v->path);
+		im->io_uring = true;
+		return 0;
+	}
+	if (im->io_uring_refused)
+		return 0;
+	im->io_uring_refused = true;
+	struct st__violation_rec r = {
+	    .seq = ++d->seq,
+	    .path = v->path,
+	    .path_len = n,
+	    .pid = c->pid,
+	    .rule = "default",
+	    .io_uring = true,
+	    .err = v->a.err,
+	};
+	if (st__report_emit(&d->report, st__rec_violation(&r)) < 0)
+		internal_error(d, "writing the report", d->report.error);
+	d->sum.violations++;
+	d->report_dirty = true;
+	return 0;
+}
+
 static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_frame *f,
 		     const uint8_t *payload)
 {
@@ -941,6 +985,8 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 		exec_failed(d, c, &v.a, v.path, v.a.path_len);
 		return 0;
 	}
+	if (v.a.flags & SANDTRACE_AF_IO_URING)
+		return on_io_uring(d, c, &v);
 	if (v.a.flags & SANDTRACE_AF_UNTRACED) {
 		/* The exec replaces the sender's image by one the shim cannot follow. */
 		struct image *im = image_new(d, c->pid);
@@ -1732,12 +1778,19 @@ static void finish_report(struct daemon *d)
 		free(x);
 	}
 	uint64_t lost = 0; /* records and requests traced processes could not deliver */
+	uint64_t uring = 0; /* images that set up an io_uring it let through */
+	char uring_pids[128] = "";
 	for (size_t i = 0; i < d->nimages; i++) {
 		struct image *im = &d->images[i];
 		if (im->gone)
 			continue;
 		if (!d->have_arena || im->no_cache)
 			lost += im->lost;
+		if (im->io_uring && uring++ < 8) {
+			size_t l = strlen(uring_pids);
+			snprintf(uring_pids + l, sizeof(uring_pids) - l, "%s%d", l ? ", " : "",
+				 im->pid);
+		}
 		if (!im->hello && im->exe_len == 0 && im->traced) {
 			HASH_FIND_INT(said, &im->pid, hp);
 			if (hp != NULL)
@@ -1758,6 +1811,7 @@ static void finish_report(struct daemon *d)
 		    .argv_truncated = im->argv_trunc,
 		    .no_cache = im->no_cache,
 		    .execed = im->execed,
+		    .io_uring = im->io_uring,
 		};
 		st__report_emit(&d->report, st__rec_process(&r));
 		d->sum.processes++;
@@ -1793,6 +1847,14 @@ static void finish_report(struct daemon *d)
 				   "without it: what they did afterwards is missing from the report, "
 				   "and what they asked was decided without the daemon",
 				   (unsigned long long)d->gave_up);
+	d->sum.io_uring = uring;
+	if (uring)
+		st__summary_reason(&d->sum,
+				   "%llu traced process(es) set up an io_uring (pid %s%s): what they "
+				   "opened, read, wrote, renamed or removed through its rings is not "
+				   "in the report (a policy that can refuse, such as --fence, refuses "
+				   "the setup)",
+				   (unsigned long long)uring, uring_pids, uring > 8 ? ", ..." : "");
 	if (d->sum.untraced)
 		st__summary_reason(&d->sum, "%llu untraced program(s) executed",
 				   (unsigned long long)d->sum.untraced);

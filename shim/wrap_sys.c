@@ -1,4 +1,5 @@
 /* shim/wrap_sys.c - libc's syscall(): file-system system call numbers are decoded like their named wrappers. */
+#include <link.h>
 #include <linux/openat2.h>
 #include <linux/sched.h>
 #include <sched.h>
@@ -149,6 +150,162 @@ static long sys_utimensat_fd(int fd, const struct timespec *ts, int flags)
 {
 	ONE_PATH(long, -1, (r_ < 0), fd, "", K_W, false, true,
 		 REAL(syscall)(SYS_utimensat, fd, NULL, ts, flags));
+}
+
+/*
+ * io_uring.  A ring's entries (IORING_OP_OPENAT, OPENAT2, STATX, RENAMEAT,
+ * UNLINKAT, MKDIRAT, SYMLINKAT, LINKAT, the xattr operations, ...) are read
+ * by the kernel from memory the process shares with it: no libc function and
+ * no system call with a path is made.  The shim cannot decode them safely
+ * (the process can rewrite an entry until the kernel has read it, and a ring
+ * polled by a kernel thread, IORING_SETUP_SQPOLL, needs no system call at
+ * all), so it watches how a ring is made instead: io_uring_setup by
+ * syscall(), and liburing's entry points, which make their system calls
+ * inline.  Under a policy that can refuse anything (st__listing_filtered: a
+ * fence, a deny or an ask rule) the call fails as on a kernel built without
+ * io_uring, ENOSYS: every program that falls back from io_uring takes that
+ * for "none here" (EPERM, what kernel.io_uring_disabled=2 and the container
+ * runtimes' seccomp profiles give, is younger, and fallbacks written before
+ * it still take it for an error), and the attempt is a violation.  Otherwise
+ * the ring is let through and the daemon marks the process: the report is
+ * incomplete.  io_uring_enter and io_uring_register by syscall() are taken
+ * the same way, for a ring made where the shim did not see it (an inline
+ * system call).  A process says each outcome once (uring_said: the pid that
+ * said it; a forked child is a process of its own).
+ */
+static _Atomic int32_t uring_said[2]; /* [0] let through, [1] refused */
+
+static void uring_note(const char *call, bool refused)
+{
+	int32_t pid = st__g.pid;
+	if (atomic_exchange_explicit(&uring_said[refused], pid, memory_order_relaxed) == pid)
+		return;
+	struct sandtrace_access acc = {
+	    .kind = K_Q,
+	    .flags = (uint16_t)(SANDTRACE_AF_IO_URING | (refused ? SANDTRACE_AF_DENIED : 0)),
+	    .err = refused ? ENOSYS : 0,
+	    .path_len = (uint32_t)strlen(call)};
+	st__send_access(&acc, call, acc.path_len, NULL, 0); /* preserves errno */
+}
+
+/* After st__enter: refuse (true: noted, left, errno the program's) or go on */
+static bool uring_refuse(struct st_call *c, const char *call)
+{
+	if (!st__listing_filtered())
+		return false;
+	uring_note(call, true);
+	st__leave(c);
+	errno = c->saved_errno;
+	return true;
+}
+
+static long sys_io_uring(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	const char *call = nr == SYS_io_uring_setup   ? "io_uring_setup"
+			   : nr == SYS_io_uring_enter ? "io_uring_enter"
+						      : "io_uring_register";
+	struct st_call c;
+	if (!st__enter(&c))
+		return REAL(syscall)(nr, a1, a2, a3, a4, a5, a6);
+	if (uring_refuse(&c, call)) {
+		errno = ENOSYS;
+		return -1;
+	}
+	errno = c.saved_errno;
+	/* forwarded outside the shim: an enter waits for completions, and a
+	 * signal handler's calls meanwhile are checked */
+	long r = ST_FORWARD(REAL(syscall)(nr, a1, a2, a3, a4, a5, a6));
+	int e = errno;
+	if (r >= 0)
+		uring_note(call, false);
+	st__leave(&c);
+	errno = e;
+	return r;
+}
+
+/* The first loaded object named liburing* (liburing.so.2, liburing-ffi.so.2). */
+static int find_liburing(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	const char *n = info->dlpi_name, *base = n;
+	for (const char *q = n; *q; q++)
+		if (*q == '/')
+			base = q + 1;
+	size_t l = strlen(n);
+	if (strncmp(base, "liburing", 8) != 0 || l >= PATH_MAX)
+		return 0;
+	memcpy(arg, n, l + 1);
+	return 1;
+}
+
+/*
+ * liburing's function name: the next definition after the shim's, else the
+ * one of a liburing the loader holds outside the global scope (a library
+ * dlopen'ed with RTLD_LOCAL that needs liburing calls the shim's definition,
+ * which comes first, and RTLD_NEXT looks in the global scope only).  A slot
+ * holding st__resolve's stub (st__resolve_all ran before liburing came) is
+ * looked up again; NULL when there is none.
+ */
+static void *uring_real(_Atomic(void *) *slot, const char *name)
+{
+	void *p = atomic_load_explicit(slot, memory_order_acquire);
+	if (p && p != (void *)st__enosys_stub)
+		return p;
+	p = dlsym(RTLD_NEXT, name);
+	char lib[PATH_MAX];
+	void *h;
+	if (!p && dl_iterate_phdr(find_liburing, lib) &&
+	    (h = REAL(dlopen)(lib, RTLD_LAZY | RTLD_NOLOAD)) != NULL) {
+		p = dlsym(h, name);
+		REAL(dlclose)(h);
+	}
+	if (p)
+		atomic_store_explicit(slot, p, memory_order_release);
+	return p;
+}
+
+/*
+ * The body of a liburing entry point: its functions return -errno.  Refused:
+ * -ENOSYS, as liburing returns on a kernel without io_uring, and errno
+ * ENOSYS, as a liburing built on libc's syscall() leaves it (and as a
+ * program's own io_uring_setup of the -1-and-errno kind, which this name
+ * also takes, would set it); none found to forward to: the same.
+ */
+#define URING_LIB(name, args)                                                                      \
+	do {                                                                                       \
+		st__t_##name real_ = (st__t_##name)uring_real(&st__real_##name, #name);            \
+		struct st_call c_;                                                                 \
+		if (!st__enter(&c_))                                                               \
+			return real_ ? real_ args : (errno = ENOSYS, -ENOSYS);                     \
+		if (uring_refuse(&c_, #name)) {                                                    \
+			errno = ENOSYS;                                                            \
+			return -ENOSYS;                                                            \
+		}                                                                                  \
+		errno = c_.saved_errno;                                                            \
+		int r_ = real_ ? ST_FORWARD(real_ args) : (errno = ENOSYS, -ENOSYS);               \
+		int e_ = errno;                                                                    \
+		if (r_ >= 0)                                                                       \
+			uring_note(#name, false);                                                  \
+		st__leave(&c_);                                                                    \
+		errno = e_;                                                                        \
+		return r_;                                                                         \
+	} while (0)
+
+EXPORT int io_uring_setup(unsigned entries, void *p)
+{
+	URING_LIB(io_uring_setup, (entries, p));
+}
+EXPORT int io_uring_queue_init(unsigned entries, void *ring, unsigned flags)
+{
+	URING_LIB(io_uring_queue_init, (entries, ring, flags));
+}
+EXPORT int io_uring_queue_init_params(unsigned entries, void *ring, void *p)
+{
+	URING_LIB(io_uring_queue_init_params, (entries, ring, p));
+}
+EXPORT int io_uring_queue_init_mem(unsigned entries, void *ring, void *p, void *buf, size_t size)
+{
+	URING_LIB(io_uring_queue_init_mem, (entries, ring, p, buf, size));
 }
 
 #define P(x) ((const char *)(x))
@@ -372,6 +529,11 @@ EXPORT long syscall(long nr, ...)
 			st__clone_child(parent, (flags & CLONE_FILES) != 0);
 		return r;
 	}
+	/* a ring's entries reach files unseen: refused or marked */
+	case SYS_io_uring_setup:
+	case SYS_io_uring_enter:
+	case SYS_io_uring_register:
+		return sys_io_uring(nr, a1, a2, a3, a4, a5, a6);
 	/* a reaped child's status, as the wait wrappers report it */
 	case SYS_wait4:
 		return wait4((pid_t)a1, (int *)a2, I(a3), (struct rusage *)a4);

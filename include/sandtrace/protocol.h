@@ -100,12 +100,19 @@ enum sandtrace_access_flags {
 					      shim's; the daemon reports the policy's verdict on
 					      the path, and the record is never a violation by
 					      itself (docs/INTERNALS.md, "Report") */
-	SANDTRACE_AF_EXEC_FAILED = 1u << 10 /* kind EXEC, err set: an exec this process recorded
+	SANDTRACE_AF_EXEC_FAILED = 1u << 10, /* kind EXEC, err set: an exec this process recorded
 					      before the call (as the record an exec is before
 					      it: one per record sent) returned with err, so the
 					      program did not run; with AF_UNTRACED (aux: why)
 					      the untraced record it sent.  The daemon amends
 					      what it holds (sandtraced.c, exec_failed) */
+	SANDTRACE_AF_IO_URING = 1u << 11   /* no access: the process set up (or entered) an
+					      io_uring, whose entries reach files unseen; the
+					      path is the call's name (io_uring_setup,
+					      io_uring_queue_init, ...), kind QUERY.  With
+					      AF_DENIED the shim refused it (ENOSYS): a
+					      violation; without, the ring was let through and
+					      the process's accesses through it are missing */
 };
 
 /*
