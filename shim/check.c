@@ -1028,7 +1028,9 @@ static inline void memo_hit(struct st_tls *t)
 /*
  * Probe the memo for a->path (absolute, as spelled).  Only the outermost
  * checked call of a thread uses it (st__level 1): a signal handler's nested
- * call never meets an entry half written.  Only reads and queries (the hot
+ * call never meets an entry half written (one that comes at level 2 does not
+ * use it; one that interrupts the shim's own code is checked aside, at level
+ * 1 of buffers of its own, whose memo it uses).  Only reads and queries (the hot
  * calls; writes change the namespace, execs and listings do more), and not
  * in the modes that look at every access (record-all, identity, verify).
  * Returns true when the entry says cls is allowed in the current epoch (the

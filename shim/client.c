@@ -122,6 +122,11 @@ static void note_lost(void)
 					  memory_order_relaxed);
 }
 
+void st__note_lost(void)
+{
+	note_lost();
+}
+
 static void lost_locked(void)
 {
 	if (st__g.fd >= 0 && fd_is_ours())
@@ -223,12 +228,23 @@ static int append_in(uint64_t *chunk, unsigned *chunks, int32_t pid, unsigned ty
 __thread struct st_logtls st__logtls; /* shim.h */
 __thread bool st__ctor_thread;        /* shim.h */
 
+/* The chunk of this thread's calls checked aside (st__aside): a signal
+ * handler's record must not go into the thread's own chunk, whose writer it
+ * may have interrupted in the middle of an append (between its read of the
+ * chunk's used and the store that publishes the entry: the handler's entry
+ * would be written over, or published under the interrupted one).  Aside
+ * calls never nest (shim.h), so this chunk has one writer at a time; its
+ * entries take their place among the thread's by their seq, as another
+ * thread's do.  Taken at the thread's first record aside, sealed with the
+ * thread's own (st__log_seal). */
+static __thread struct st_logtls aside_log;
+
 int st__log_record(unsigned type, uint32_t flags, const struct iovec *iov, int n)
 {
 	if (!st__g.arena.base || !st__g.log_ok)
 		return -1;
-	struct st_logtls *l = &st__logtls;
-	if (st__vchild) {
+	struct st_logtls *l = st__aside ? &aside_log : &st__logtls;
+	if (st__vchild) { /* (never aside: st__enter) */
 		/* a vfork child (pid from the kernel): first into the chunk of the
 		 * thread that called vfork, which is suspended until the child
 		 * execs or exits, when the entry fits: one append, as the thread's
@@ -270,11 +286,15 @@ void st__log_seal(void)
 		st__vf.chunk = 0;
 		return;
 	}
-	struct st_logtls *l = &st__logtls;
-	if (l->chunk && st__g.arena.base &&
-	    l->gen == atomic_load_explicit(&st__g.fork_gen, memory_order_acquire))
-		sandtrace_log_seal(&st__g.arena, l->chunk);
-	l->chunk = 0;
+	/* the thread's chunk and the chunk of its calls checked aside */
+	struct st_logtls *ls[2] = {&st__logtls, &aside_log};
+	for (int i = 0; i < 2; i++) {
+		struct st_logtls *l = ls[i];
+		if (l->chunk && st__g.arena.base &&
+		    l->gen == atomic_load_explicit(&st__g.fork_gen, memory_order_acquire))
+			sandtrace_log_seal(&st__g.arena, l->chunk);
+		l->chunk = 0;
+	}
 }
 
 /* HELLO without a system call but readlink: argv as the constructor got it.
@@ -339,6 +359,8 @@ bool st__log_hello(void)
 
 void st__hello(void)
 {
+	if (st__aside) /* the interrupted code may hold the lock */
+		return;
 	int saved = errno;
 	pthread_mutex_lock(&st__g.lock);
 	bool ok = conn_locked(); /* connecting sends HELLO */
@@ -356,6 +378,11 @@ int st__send_access(const struct sandtrace_access *acc, const char *path, size_t
 	if (st__log_record(SANDTRACE_MSG_ACCESS, 0, iov, path2 ? 3 : 2) == 0) {
 		errno = saved;
 		return 0;
+	}
+	if (st__aside) { /* the interrupted code may hold the lock, or be sending */
+		note_lost();
+		errno = saved;
+		return r;
 	}
 	pthread_mutex_lock(&st__g.lock);
 	if (conn_locked())
@@ -387,6 +414,11 @@ static bool made_blocking_locked(void)
 static int request(const struct iovec *iov, int n, struct sandtrace_verdict *v)
 {
 	int saved = errno, r = -EPIPE;
+	/* a call checked aside: the interrupted code may hold the lock or wait
+	 * for its own answer; decided without the daemon, as when it is lost
+	 * (fail closed unless --fail-open), the outcome recorded as usual */
+	if (st__aside)
+		return r;
 	pthread_mutex_lock(&st__g.lock);
 	if (conn_locked() && (r = send_locked(SANDTRACE_MSG_ACCESS, 0, iov, n, false)) == 0) {
 		uint32_t want = st__g.seq;
@@ -464,6 +496,11 @@ void st__send_exit(int status, bool child, pid_t pid)
 	if (st__log_record(SANDTRACE_MSG_EXIT, child ? SANDTRACE_EF_CHILD : 0, iov, 1) == 0) {
 		if (!child)
 			st__log_seal();
+		errno = saved;
+		return;
+	}
+	if (st__aside) {
+		note_lost();
 		errno = saved;
 		return;
 	}

@@ -26,6 +26,10 @@ static char env_store[108 + SANDTRACE_ARENA_NAME_MAX + 2 * PATH_MAX + 4];
 ST_HOT static size_t env_used;
 __thread int st__depth;
 __thread int st__level;
+__thread bool st__aside; /* shim.h */
+/* the thread's buffers for a call checked aside (st__aside), mapped at its
+ * first such call, unmapped with the thread's own (tls_free) */
+static __thread struct st_tls *aside_bufs;
 __thread struct st_tls *st__tls_bufs; /* shim.h */
 ST_HOT static pthread_key_t tls_key;
 ST_HOT static _Atomic int tls_key_state; /* 0 none, 1 being created, 2 created */
@@ -52,6 +56,11 @@ static void tls_free(void *p)
 		st__tls_bufs = NULL;
 	if (p != &first_tls) /* first_tls is not handed out again */
 		st__munmap(p, sizeof(struct st_tls));
+	struct st_tls *b = aside_bufs;
+	aside_bufs = NULL; /* before the unmap: a handler that comes now maps its own */
+	atomic_signal_fence(memory_order_seq_cst);
+	if (b)
+		st__munmap(b, sizeof(struct st_tls));
 }
 
 static void tls_key_init(void)
@@ -376,10 +385,58 @@ void st__libs_flush(bool all)
 		st__note_libraries();
 }
 
+/*
+ * A checked call that came while this thread's own checked call runs the
+ * shim's code (st__depth), or forwards at the deepest level: a signal
+ * handler's (shim.h, st__aside).  It gets a context of its own, in which it
+ * is judged and recorded as an outermost call.  Async-signal-safe: only
+ * this thread's variables, swapped in order, with a system call (mmap) the
+ * first time.  Not in a vfork child (the thread's variables are its
+ * suspended parent's), nor while a call aside runs: those pass unchecked,
+ * counted lost.
+ */
+static __attribute__((noinline)) bool enter_aside(struct st_call *c)
+{
+	if (atomic_load_explicit(&st__g.init, memory_order_acquire) != 2 ||
+	    !st__g.active)
+		return false;
+	if (st__aside || st__vchild) {
+		st__note_lost(); /* unchecked, unrecorded: the trace says it is incomplete */
+		return false;
+	}
+	c->saved_errno = errno;
+	struct st_tls *b = aside_bufs;
+	if (!b) {
+		/* a handler that comes between the map and the store maps one of
+		 * its own: one mapping leaked, never one shared */
+		void *m = st__mmap(NULL, sizeof(struct st_tls), PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			errno = c->saved_errno;
+			st__note_lost();
+			return false;
+		}
+		aside_bufs = b = m;
+	}
+	c->depth = st__depth;
+	c->level = st__level;
+	c->bufs = st__tls_bufs;
+	c->aside = true;
+	/* st__aside first: a handler that interrupts what follows passes */
+	st__aside = true;
+	atomic_signal_fence(memory_order_seq_cst);
+	st__tls_bufs = b;
+	st__depth = 1;
+	st__level = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	return true;
+}
+
 bool st__enter(struct st_call *c)
 {
+	c->aside = false;
 	if (st__depth || st__level >= ST_MAX_LEVEL)
-		return false;
+		return enter_aside(c);
 	/* before this call's own work (and its saved errno) */
 	if (st__libs_due())
 		st__libs_flush(false);
@@ -396,6 +453,15 @@ bool st__enter(struct st_call *c)
 
 void st__leave(struct st_call *c)
 {
+	if (c->aside) {
+		atomic_signal_fence(memory_order_seq_cst);
+		st__level = c->level;
+		st__depth = c->depth;
+		st__tls_bufs = c->bufs;
+		atomic_signal_fence(memory_order_seq_cst);
+		st__aside = false;
+		return;
+	}
 	st__level--;
 	st__depth--;
 }

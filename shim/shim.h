@@ -381,18 +381,43 @@ static inline uint64_t st__arena_epoch(void)
 	       atomic_load_explicit(&h->ns_epoch, memory_order_acquire);
 }
 
-/* Nesting depth of this thread inside the shim's own code: nonzero means a
- * call made by the shim itself (or by a signal handler that interrupted it)
- * and is passed through unchecked.  It is dropped to 0 while a wrapper
- * forwards to the real function (ST_FORWARD), so that what the real function
- * runs of the program's code (its own malloc opening files, a signal
- * handler) is still seen. */
+/* Nesting depth of this thread inside the shim's own code: nonzero while the
+ * shim's code runs.  It is dropped to 0 while a wrapper forwards to the real
+ * function (ST_FORWARD), so that what the real function runs of the
+ * program's code (its own malloc opening files, a selector, a signal
+ * handler) is checked as a nested call (st__level 2).  The shim never calls
+ * a wrapper of its own, so a checked call that comes while st__depth is
+ * nonzero is the program's code that interrupted the shim's: a signal
+ * handler's (or the program's malloc, free or atfork handler reached
+ * from a libc call the shim made); it is checked aside (st__enter). */
 extern __thread int st__depth;
 /* Wrappers active in this thread (1 = a plain call, 2 = a call made while a
- * wrapper was forwarding); each level has its own access slots.  Deeper
- * nesting passes through. */
+ * wrapper was forwarding); each level has its own access slots.  A call
+ * that comes deeper (while a level-2 call forwards) is checked aside. */
 extern __thread int st__level;
 #define ST_MAX_LEVEL 2
+/*
+ * st__aside - this thread runs a checked call that came while its own
+ * checked call was inside the shim's code (st__depth), or forwarding at
+ * the deepest level: a signal handler's, which cannot wait for the
+ * interrupted call to finish.  st__enter gives it a context of its own: a
+ * second set of buffers (access slots, scratch, memo: struct st_tls, mapped
+ * at the thread's first such call) in place of the thread's, st__depth and
+ * st__level as for an outermost call; st__leave puts the interrupted
+ * call's back.  The interrupted call's other state is left alone: its log
+ * entry (st__log_record does not append while the thread is in the middle
+ * of an append: the record is counted lost), its connection to the daemon
+ * (never used aside: a request is answered as if the daemon were lost,
+ * a record that the log cannot take is counted lost), the pending
+ * libraries (noted by the next ordinary call).  One aside call at a time:
+ * a call that comes while it runs the shim's code passes unchecked and
+ * is counted lost (st__note_lost), and so does one in a vfork child.
+ */
+extern __thread bool st__aside;
+/* st__note_lost - a record (or a call) that the trace will not have: the
+ * arena header's lost count, which makes the report say the trace is
+ * incomplete (client.c).  Async-signal-safe. */
+void st__note_lost(void);
 /* Bytes of struct st_acc's rhead: a resolved path shorter than this is kept
  * on the page of the access's other fields. */
 #define ST_RHEAD 512u
@@ -546,9 +571,12 @@ struct st_memo_ent {
 };
 _Static_assert(sizeof(struct st_memo_ent) == 128, "two entries per cache line pair");
 
-/* The buffers of this thread: two access slots (rename, link) and scratch
- * for symlink resolution.  Only one wrapper is active per thread at a time
- * (nested calls pass through), so they are safe to reuse.  They live in a
+/* The buffers of this thread: two access slots (rename, link) per nesting
+ * level and scratch for symlink resolution.  One call per level is active
+ * in a thread at a time, so they are safe to reuse; a call checked aside
+ * (st__aside: a signal handler's that interrupted the shim's code, which
+ * may be in the middle of a resolution in scratch or of a memo entry) uses
+ * a second set of its own, mapped at its first such call.  They live in a
  * private mmap made on the thread's first checked call (TLS holds only a
  * pointer: a large static TLS block fails to load beside LD_AUDIT, and the
  * stack may be a small alternate signal stack); a thread-exit destructor
@@ -634,6 +662,9 @@ void st__fast_post(struct st_fast *f, int err);
  * errno is what the program sees. */
 struct st_call {
 	int saved_errno;
+	bool aside;           /* a call checked aside (st__aside): what follows is restored */
+	int depth, level;     /* the interrupted call's st__depth, st__level */
+	struct st_tls *bufs;  /* ... and buffers */
 };
 
 /* st__enter - true if this call is to be checked (then st__leave must follow). */

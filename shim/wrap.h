@@ -86,7 +86,7 @@
 	do {                                                                                       \
 		struct st_fast f_;                                                                 \
 		if (((kind) == K_R || (kind) == K_Q) && st__fast_pre(&f_, (fpath), (kind), (nofollow))) { \
-			struct st_call c_ = {errno}; /* for failed, as below */                    \
+			struct st_call c_ = {.saved_errno = errno}; /* for failed, as below */                    \
 			(void)c_;                                                                  \
 			type r_ = (call);                                                          \
 			int after_ = errno;                                                        \

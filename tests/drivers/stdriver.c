@@ -22,6 +22,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 #include <wordexp.h>
 #include <linux/openat2.h>
@@ -59,6 +60,13 @@ extern char **environ;
  *     another process changed meanwhile must be seen); give TRIGGER relative: its polling
  *     then stays out of the memo (absolute paths only)
  *   stat-wait PATH TRIGGER: the same with stat
+ *   sig-storm MODE TARGET DIR N: a SIGALRM every 30 us (setitimer) while the main
+ *     thread, in DIR, loops over relative stats, opens and accesses of the names "a" and
+ *     "b" there, and a scandir of DIR whose selector stats each entry (a checked call made
+ *     inside a forwarded one), until the handler ran N times (or 60 s passed).  MODE open:
+ *     the handler opens TARGET (O_RDONLY); stat: it stats TARGET-I, I the handler call's
+ *     number from 0 (a distinct name each time).  Prints "calls=C opened=K" (K: the
+ *     handler's opens that succeeded).  SIG_STORM_US=P: a period of P us instead
  *   spawn-chdir DIR PROG OUT, spawn-fchdir DIR PROG OUT, spawnp-chdir DIR PROG OUT: a
  *     spawn whose file actions move the child to DIR (chdir; fchdir of a descriptor),
  *     then open the relative OUT as its stdout, of the relative PROG (spawnp-chdir: found
@@ -281,6 +289,81 @@ static void report(int r)
 	case ECHILD: puts("ECHILD"); break;
 	default: printf("errno=%d\n", errno);
 	}
+}
+
+/* sig-storm: the handler's part (async-signal-safe: no stdio, no malloc) */
+static volatile sig_atomic_t storm_calls, storm_opened;
+static int storm_stat;
+static const char *storm_target;
+static size_t storm_tlen;
+static void on_storm(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	if (storm_stat) {
+		char name[PATH_MAX + 24], dig[16];
+		size_t n = storm_tlen, k = 0;
+		memcpy(name, storm_target, n);
+		name[n++] = '-';
+		unsigned v = (unsigned)storm_calls;
+		do
+			dig[k++] = (char)('0' + v % 10);
+		while ((v /= 10) != 0);
+		while (k)
+			name[n++] = dig[--k];
+		name[n] = 0;
+		struct stat st;
+		(void)stat(name, &st);
+	} else {
+		int fd = open(storm_target, O_RDONLY);
+		if (fd >= 0) {
+			storm_opened++;
+			close(fd);
+		}
+	}
+	storm_calls++;
+	errno = saved;
+}
+static int storm_sel(const struct dirent *e)
+{
+	struct stat st;
+	return stat(e->d_name, &st) == 0;
+}
+static int sig_storm(const char *mode, const char *target, const char *dir, long want)
+{
+	storm_stat = !strcmp(mode, "stat");
+	storm_target = target;
+	storm_tlen = strlen(target);
+	if (storm_tlen > PATH_MAX || chdir(dir) != 0)
+		return 2;
+	struct sigaction sa = {.sa_handler = on_storm, .sa_flags = SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	const char *us = getenv("SIG_STORM_US"); /* the timer's period, 30 us unless set */
+	long per = us ? atol(us) : 30;
+	struct itimerval it = {{0, per}, {0, per}};
+	setitimer(ITIMER_REAL, &it, NULL);
+	time_t end = time(NULL) + 60;
+	struct stat st;
+	for (long i = 0; storm_calls < want && (i & 255 || time(NULL) < end); i++) {
+		stat("a", &st);
+		int fd = open("a", O_RDONLY);
+		if (fd >= 0)
+			close(fd);
+		access("b", F_OK);
+		if (i % 64 == 0) {
+			struct dirent **nl;
+			int n = scandir(".", &nl, storm_sel, NULL);
+			for (int k = 0; k < n; k++)
+				free(nl[k]);
+			if (n >= 0)
+				free(nl);
+		}
+	}
+	struct itimerval off = {{0, 0}, {0, 0}};
+	setitimer(ITIMER_REAL, &off, NULL);
+	printf("calls=%ld opened=%ld\n", (long)storm_calls, (long)storm_opened);
+	return 0;
 }
 
 static volatile sig_atomic_t handler_result = -2;
@@ -1136,6 +1219,8 @@ int main(int argc, char **argv)
 		report(symlinkat(nul, AT_FDCWD, p));
 		report((int)syscall(SYS_symlinkat, nul, AT_FDCWD, p));
 		return 0;
+	} else if (!strcmp(c, "sig-storm") && q && argc > 4) {
+		return sig_storm(p, q, argv[4], argc > 5 ? atol(argv[5]) : 20000);
 	} else if (!strcmp(c, "sighandler-open")) {
 		/* a handler that opens a file, interrupting a loop of stats */
 		handler_path = p;
