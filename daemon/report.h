@@ -117,7 +117,8 @@ void st__summary_free(struct st__summary *s);
  * writes it, and the CLI when the daemon died. */
 #define ST_LOST_REASON                                                                         \
 	"%llu record(s) or request(s) lost: a traced process could not reach the daemon (its " \
-	"connection broken, the daemon dead or not answering); what they record is missing "   \
+	"connection broken, the daemon dead or not answering), or could not check or record "  \
+	"a call of a signal handler that interrupted the shim; what they record is missing "  \
 	"from the report, and what they asked was decided without the daemon"
 
 /* A report being written.  One writer; not thread-safe. */
