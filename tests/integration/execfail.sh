@@ -135,6 +135,14 @@ for mode in "" --no-cache "--fence --policy fence.policy"; do
 	out=$("$ST" run $mode --report r$n.jsonl -- ./xf retry ./ok 2>/dev/null)
 	check "$tag E2BIG then run: the program ran (got: $out)" test "$out" = "E2BIG ran"
 	expect r$n.jsonl ok 0 "" "$tag E2BIG then run: the X record has no error"
+	# one process's exec of a program fails (not executable), another's runs it after a
+	# chmod: the second is not recorded again (the cache's first record stands), but its
+	# program's HELLO says it ran
+	n=$((n+1))
+	rm -f later; cp /bin/true later; chmod 644 later
+	out=$("$ST" run $mode --report r$n.jsonl -- sh -c './xf execve ./later; chmod 755 later; ./xf execve ./later; echo ran' 2>/dev/null | tr '\n' ' ')
+	check "$tag another process runs what one failed to: the calls (got: $out)" test "$out" = "EACCES ran "
+	expect r$n.jsonl later 0 "" "$tag another process runs what one failed to: the X record has no error"
 	# an exec that runs is still one (and a static one still untraced)
 	n=$((n+1))
 	out=$("$ST" run $mode --report r$n.jsonl -- ./xf execve ./ok 2>/dev/null)
