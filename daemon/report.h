@@ -118,8 +118,9 @@ void st__summary_free(struct st__summary *s);
 #define ST_LOST_REASON                                                                         \
 	"%llu record(s) or request(s) lost: a traced process could not reach the daemon (its " \
 	"connection broken, the daemon dead or not answering), or could not check or record "  \
-	"a call of a signal handler that interrupted the shim; what they record is missing "  \
-	"from the report, and what they asked was decided without the daemon"
+	"a call of a signal handler that interrupted the shim, or name a file reached from a " \
+	"working directory deeper than 2 x PATH_MAX; what they record is missing from the "   \
+	"report, and what they asked was decided without the daemon"
 
 /* A report being written.  One writer; not thread-safe. */
 struct st__report {

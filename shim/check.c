@@ -356,10 +356,16 @@ static bool make_abs(struct st_acc *a)
 			 * shim can build: a run whose policy can refuse (a
 			 * fence, a deny or an ask rule) cannot judge it and
 			 * refuses (fail closed: a deny rule could be passed by
-			 * a link there); a trace-only run lets it through. */
+			 * a link there); a trace-only run lets it through,
+			 * unrecorded, and counts it lost: the report says
+			 * the trace is incomplete. */
 			a->skip = true;
-			if (blen == -ENAMETOOLONG && st__listing_filtered())
-				a->unjudgeable = true;
+			if (blen == -ENAMETOOLONG) {
+				if (st__listing_filtered())
+					a->unjudgeable = true;
+				else
+					st__note_lost();
+			}
 			return false;
 		}
 	}

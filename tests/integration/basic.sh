@@ -961,4 +961,27 @@ calls=${out#calls=}; calls=${calls%% *}
 got=$("$ST" report --list "$R" | grep -c "^N	$W/stormh/s-[0-9]*\$")
 check "a handler's stats, $calls of them: each recorded, or the trace incomplete (recorded: $got)" \
 	test "${calls:-0}" -ge 10000 -a \( "$got" = "$calls" -o "$(summary_field "$R" complete)" = false \)
+# A file reached from a working directory deeper than 2 x PATH_MAX has no name the shim
+# can build: a trace-only run lets the call through unrecorded, and its report says it is
+# incomplete (it said complete); from 25 levels (under 2 x PATH_MAX) the shim names it.
+mkdir -p "$W/dcwd"
+for lv in 25 45; do
+	R=$W/dcwd-$lv.jsonl
+	out=$("$ST" run --report "$R" -- /usr/bin/python3 -c "
+import os
+os.chdir('$W/dcwd')
+for i in range($lv):
+    os.makedirs('x' * 200, exist_ok=True); os.chdir('x' * 200)
+open('f$lv.txt', 'w').write('x')
+print('ok')" 2>&1)
+	check "a cwd $lv levels of 200 bytes deep: the program runs (got: $out)" test "$out" = ok
+	c=$(summary_field "$R" complete)
+	if [ $lv = 25 ]; then
+		check "... the file recorded" sh -c "'$ST' report --list '$R' | grep -q '^W	.*/f25.txt\$'"
+		check "... the trace complete (got: $c)" test "$c" = true
+	else
+		check "... deeper than 2 x PATH_MAX: the trace incomplete (got: $c)" test "$c" = false
+		check "... its records counted lost" grep -q 'record(s) or request(s) lost' "$R"
+	fi
+done
 done_
