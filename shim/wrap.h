@@ -37,12 +37,21 @@
  * reads: a pointer variable; a literal or an array is not probed) set to
  * ST_ABSENT, whose lookup fails at its second component for
  * any caller (a /proc that is mounted or not), so nothing is created,
- * changed or opened; a result that is no failure is undone all the same.
+ * changed or opened by a call that looks the name up; a name the call may
+ * not look up is ST_NOPROBE (ST_UNDO_PROBE).
  * Not for an empty or null name (a descriptor's file). Costs a refusal one
  * system call; must run between st__enter and st__leave (the call is
  * forwarded untouched). Async-signal-safe as the call is.
  */
 #define ST_ABSENT "/proc/-1/sandtrace-absent"
+/* A probe that succeeded: a stream is closed; an int is not (it is a status as
+ * often as a descriptor: mount's 0 is no stdin, inotify's watch no file).  A
+ * call that can succeed on ST_ABSENT (one that does not look the name up:
+ * mount's or fsconfig's source string) must mark it ST_NOPROBE. */
+static inline void st__probe_undo_file(int unused, FILE *f) { if (f) fclose(f); }
+static inline void st__probe_undo_none(int unused, ...) {}
+#define ST_UNDO_PROBE(r)                                                                           \
+	_Generic((r), FILE *: st__probe_undo_file, default: st__probe_undo_none)(0, (r))
 /* Is r a call's failure: a null pointer, or a negative number (-1)?  (Not
  * failv, which may do work of its own: dl_refused.) */
 #define ST_FAILED_RESULT(r)                                                                        \
@@ -67,7 +76,7 @@
 			int pe_ = errno;                                                           \
 			*pp_ = held_;                                                              \
 			if (!ST_FAILED_RESULT(pr_))                                                \
-				ST_UNDO_RESULT(pr_);                                               \
+				ST_UNDO_PROBE(pr_);                                                \
 			else if (pe_ != 0 && pe_ != ENOENT)                                        \
 				re_ = pe_;                                                         \
 		}                                                                                  \

@@ -1821,9 +1821,15 @@ EXPORT int chroot(const char *path)
 static int mount_checked(const char *src, const char *target, const char *type,
 			 unsigned long flags, const void *data)
 {
-	if (src && !(flags & MS_NO_SOURCE) && ((flags & (MS_BIND | MS_MOVE)) || src[0] == '/'))
+	/* a bind's or a move's source is looked up; a file system's source string may
+	 * not be (tmpfs, proc: any string mounts), so a refusal's probe on it would
+	 * mount (ST_REFUSAL): it is not probed */
+	if (src && !(flags & MS_NO_SOURCE) && (flags & (MS_BIND | MS_MOVE)))
 		TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, src, K_R, false, false, AT_FDCWD, target,
 			  K_W, false, REAL(mount)(src, target, type, flags, data));
+	if (src && !(flags & MS_NO_SOURCE) && src[0] == '/')
+		TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, ST_NOPROBE(src), K_R, false, false,
+			  AT_FDCWD, target, K_W, false, REAL(mount)(src, target, type, flags, data));
 	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, target, K_W, false, false,
 		 REAL(mount)(src, target, type, flags, data));
 }
@@ -1970,8 +1976,11 @@ static long fsconfig_checked(bool raw, int fd, unsigned cmd, const char *key, co
 			return FSCONFIG_CALL;
 		ONE_PATH(long, -1, (r_ < 0), aux, v, K_R, false, empty, FSCONFIG_CALL);
 	}
+	/* the kernel keeps the string, it looks nothing up: a probe would set the
+	 * context's source (a second one is EINVAL), so it is not probed */
 	if (cmd == FSCONFIG_SET_STRING && key && v && !strcmp(key, "source") && v[0] == '/')
-		ONE_PATH(long, -1, (r_ < 0), AT_FDCWD, v, K_R, false, false, FSCONFIG_CALL);
+		ONE_PATH(long, -1, (r_ < 0), AT_FDCWD, ST_NOPROBE(v), K_R, false, false,
+			 FSCONFIG_CALL);
 	return FSCONFIG_CALL;
 #undef FSCONFIG_CALL
 }

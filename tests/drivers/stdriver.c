@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <semaphore.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/auxv.h>
 #include <sys/socket.h>
@@ -86,6 +87,11 @@ extern char **environ;
  *     the result of the stat of PATH-late
  *   shell WORD: system("echo WORD-system"), popen("echo WORD-popen"), wordexp("$(echo
  *     WORD)"): one line each, "system=STATUS", "popen=read|NULL ERRNO", "wordexp=RC [WORD]"
+ *   mount-source SRC DIR: (root, in a mount namespace of its own) mount a tmpfs on DIR
+ *     with source SRC (tmpfs never looks it up), then a file system context of tmpfs
+ *     (fsopen) given "source" SRC and then "source" "other"; prints the mount's result,
+ *     the source /proc/self/mounts gives DIR ("none": no mount), "fd0 open" or "fd0
+ *     closed", and the two fsconfig results, one a line
  *   badargs PATH OTHER: calls on PATH with a flag, mode or length the kernel refuses
  *     before it looks the name up (OTHER, a name that does not exist, as the second
  *     name of the two-name calls; each side is tried): one line each, "CALL=ERRNO"
@@ -863,6 +869,28 @@ int main(int argc, char **argv)
 		printf("wordexp=%d %s\n", w, w == 0 && we.we_wordc ? we.we_wordv[0] : "");
 		if (w == 0)
 			wordfree(&we);
+		return 0;
+	} else if (!strcmp(c, "mount-source") && argc > 3) {
+		int r = mount(p, argv[3], "tmpfs", 0, NULL);
+		printf("mount=%s\n", r < 0 ? strerrorname_np(errno) : "ok");
+		char line[4096], src[4096] = "none", dir[4096];
+		FILE *m = fopen("/proc/self/mounts", "r");
+		while (m && fgets(line, sizeof(line), m))
+			if (sscanf(line, "%4095s %4095s", src + 0, dir) == 2 && !strcmp(dir, argv[3]))
+				break;
+			else
+				strcpy(src, "none");
+		if (m)
+			fclose(m);
+		printf("source=%s\n", src);
+		printf("fd0 %s\n", fcntl(0, F_GETFD) < 0 ? "closed" : "open");
+		int fc = (int)syscall(SYS_fsopen, "tmpfs", 0);
+		if (fc < 0)
+			return 1;
+		r = (int)syscall(SYS_fsconfig, fc, 1 /* FSCONFIG_SET_STRING */, "source", p, 0);
+		printf("fsconfig=%s\n", r < 0 ? strerrorname_np(errno) : "ok");
+		r = (int)syscall(SYS_fsconfig, fc, 1, "source", "other", 0);
+		printf("fsconfig-again=%s\n", r < 0 ? strerrorname_np(errno) : "ok");
 		return 0;
 	} else if (!strcmp(c, "badargs")) {
 		const char *o = argc > 3 ? argv[3] : "";

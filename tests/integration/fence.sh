@@ -1135,6 +1135,19 @@ check "... the hidden file untouched" test "$(cat "$W/ba/hid/f")" = keep
 check "... no name made beside it" test -z "$(ls -A "$W/ba/in")"
 out=$("$ST" run --fence --policy "$W/ba/policy" --report "$R" -- "$DRV" stat "$W/ba/hid/f")
 check "... a plain stat of it still hidden (got: $out)" test "$out" = ENOENT
+# A name the call does not look up (a tmpfs mount's source, fsconfig's "source"
+# string) succeeds on any string: the refusal's probe must not be made on it (it
+# mounted a tmpfs with ST_ABSENT's name, closed descriptor 0 as if the mount's 0 were
+# a descriptor, and gave the context a source, so the next one was EINVAL)
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null; then
+	mkdir -p "$W/ba/mnt"
+	out=$(unshare -m --propagation private "$ST" run --fence --policy "$W/ba/policy" -- \
+		"$DRV" mount-source "$W/ba/hid/dev" "$W/ba/mnt" < /dev/null | tr '\n' ' ')
+	check "a hidden source of a tmpfs: refused, nothing mounted, fd 0 kept, no source set (got: $out)" \
+		test "$out" = "mount=ENOENT source=none fd0 open fsconfig=ENOENT fsconfig-again=ok "
+else
+	echo "skip - a hidden mount source: needs root and unshare -m"
+fi
 # system(), popen() and wordexp() run /bin/sh by libc's own spawn: the shell is
 # judged as an exec; one the sandbox hides is not run, and each call fails as libc's
 # does with no /bin/sh (system: status 127; popen: NULL, ENOMEM; wordexp:
