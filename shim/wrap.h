@@ -52,10 +52,13 @@ static inline void st__probe_undo_file(int unused, FILE *f) { if (f) fclose(f); 
 static inline void st__probe_undo_none(int unused, ...) {}
 #define ST_UNDO_PROBE(r)                                                                           \
 	_Generic((r), FILE *: st__probe_undo_file, default: st__probe_undo_none)(0, (r))
-/* Is r a call's failure: a null pointer, or a negative number (-1)?  (Not
- * failv, which may do work of its own: dl_refused.) */
+/* Is r a call's failure: a null pointer or (void *)-1 (catopen's), or a
+ * negative number (-1)?  (Not failv, which may do work of its own:
+ * dl_refused.) */
 #define ST_FAILED_RESULT(r)                                                                        \
-	(__builtin_classify_type(r) == 5 /* a pointer */ ? (uintptr_t)(r) == 0 : (intptr_t)(r) < 0)
+	(__builtin_classify_type(r) == 5 /* a pointer */                                            \
+	     ? (uintptr_t)(r) == 0 || (intptr_t)(r) == -1                                          \
+	     : (intptr_t)(r) < 0)
 /* ST_NOPROBE(p): a name judged that the call does not read itself (a
  * path made from the call's arguments): ST_REFUSAL does not probe it.  The
  * same lvalue, read only; tests/refusal_probe.py checks that every other
