@@ -1105,6 +1105,7 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 	    st__libs_due())
 		return false;
 	st__level = 1; /* before the memo is read: see shim.h */
+	st__frame[1] = (uintptr_t)f;
 	size_t n = strnlen(path, ST_FAST_PATH + 1);
 	if (n > ST_FAST_PATH)
 		goto slow;

@@ -1,6 +1,7 @@
 /* shim/init.c - real-symbol slots, on-demand initialisation, constructor and fork handling of the preload. */
 #include <stdlib.h>
 #include <link.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -27,6 +28,13 @@ ST_HOT static size_t env_used;
 __thread int st__depth;
 __thread int st__level;
 __thread bool st__aside; /* shim.h */
+__thread uintptr_t st__frame[ST_MAX_LEVEL + 1]; /* shim.h */
+/* the call checked aside: its st_call's address, and the interrupted call's
+ * frames (its st__depth, st__level and buffers are in that st_call, which a
+ * siglongjmp out of the aside call may leave overwritten: kept here too) */
+static __thread uintptr_t aside_frame;
+static __thread struct st_call aside_saved;
+static __thread uintptr_t aside_saved_frame[ST_MAX_LEVEL + 1];
 /* the thread's buffers for a call checked aside (st__aside), mapped at its
  * first such call, unmapped with the thread's own (tls_free) */
 static __thread struct st_tls *aside_bufs;
@@ -422,6 +430,9 @@ static __attribute__((noinline)) bool enter_aside(struct st_call *c)
 	c->level = st__level;
 	c->bufs = st__tls_bufs;
 	c->aside = true;
+	aside_saved = *c;
+	memcpy(aside_saved_frame, st__frame, sizeof st__frame);
+	aside_frame = (uintptr_t)c;
 	/* st__aside first: a handler that interrupts what follows passes */
 	st__aside = true;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -432,9 +443,47 @@ static __attribute__((noinline)) bool enter_aside(struct st_call *c)
 	return true;
 }
 
+/*
+ * A call that finds the thread inside the shim's code or inside another
+ * checked call: is that call still running?  A signal handler that
+ * siglongjmps out of it (the old alarm-and-siglongjmp timeout around a
+ * blocking open of a FIFO) skips its st__leave, and left st__level,
+ * st__depth and st__aside as they were for good: every later call of the
+ * thread went aside, then (once an aside call was jumped out of) passed
+ * unchecked, a fence escape.  Each checked call's st_call (or st_fast) is
+ * on its wrapper's frame (st__frame, by level; aside_frame): one at or
+ * above the new call's on the stack (which grows down) has been left, its
+ * state is dropped.  A handler on an alternate signal stack may be
+ * anywhere: there nothing is dropped.  Async-signal-safe.
+ */
+static __attribute__((noinline)) void drop_left(uintptr_t here)
+{
+	bool left = (st__aside && here >= aside_frame) ||
+		    (st__level > 0 && here >= st__frame[st__level]);
+	if (!left)
+		return;
+	stack_t ss;
+	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK))
+		return;
+	if (st__aside && here >= aside_frame) {
+		st__tls_bufs = aside_saved.bufs;
+		st__depth = aside_saved.depth;
+		st__level = aside_saved.level;
+		memcpy(st__frame, aside_saved_frame, sizeof st__frame);
+		atomic_signal_fence(memory_order_seq_cst);
+		st__aside = false;
+	}
+	while (st__level > 0 && here >= st__frame[st__level]) {
+		st__level--;
+		st__depth = 0; /* the call below it was forwarding, or none is left */
+	}
+}
+
 bool st__enter(struct st_call *c)
 {
 	c->aside = false;
+	if (st__depth || st__level)
+		drop_left((uintptr_t)c);
 	if (st__depth || st__level >= ST_MAX_LEVEL)
 		return enter_aside(c);
 	/* before this call's own work (and its saved errno) */
@@ -448,6 +497,7 @@ bool st__enter(struct st_call *c)
 		return false;
 	}
 	st__level++;
+	st__frame[st__level] = (uintptr_t)c;
 	return true;
 }
 

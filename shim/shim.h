@@ -396,6 +396,10 @@ extern __thread int st__depth;
  * that comes deeper (while a level-2 call forwards) is checked aside. */
 extern __thread int st__level;
 #define ST_MAX_LEVEL 2
+/* the address of each active level's st_call (or st_fast), on its
+ * wrapper's frame: one at or above a new call's has been left by a
+ * siglongjmp (init.c drop_left) */
+extern __thread uintptr_t st__frame[ST_MAX_LEVEL + 1];
 /*
  * st__aside - this thread runs a checked call that came while its own
  * checked call was inside the shim's code (st__depth), or forwarding at

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -68,6 +69,9 @@ extern char **environ;
  *     the handler opens TARGET (O_RDONLY); stat: it stats TARGET-I, I the handler call's
  *     number from 0 (a distinct name each time).  Prints "calls=C opened=K" (K: the
  *     handler's opens that succeeded).  SIG_STORM_US=P: a period of P us instead
+ *   jump-out FIFO TARGET N: N times, a blocking open of FIFO (made here, no writer) that a
+ *     SIGALRM handler siglongjmps out of (the old timeout idiom), then opens TARGET and
+ *     prints "opened" or its errno's name
  *   spawn-chdir DIR PROG OUT, spawn-fchdir DIR PROG OUT, spawnp-chdir DIR PROG OUT: a
  *     spawn whose file actions move the child to DIR (chdir; fchdir of a descriptor),
  *     then open the relative OUT as its stdout, of the relative PROG (spawnp-chdir: found
@@ -295,6 +299,35 @@ static void report(int r)
 	case ECHILD: puts("ECHILD"); break;
 	default: printf("errno=%d\n", errno);
 	}
+}
+
+/* jump-out: a handler that leaves the interrupted open by siglongjmp */
+static sigjmp_buf jump_env;
+static void on_jump(int sig)
+{
+	(void)sig;
+	siglongjmp(jump_env, 1);
+}
+static int jump_out(const char *fifo, const char *target, long n)
+{
+	unlink(fifo);
+	if (mkfifo(fifo, 0600))
+		return 2;
+	signal(SIGALRM, on_jump);
+	for (volatile long k = 0; k < n; k++) {
+		if (sigsetjmp(jump_env, 1) == 0) {
+			struct itimerval it = {{0, 0}, {0, 20000}};
+			setitimer(ITIMER_REAL, &it, NULL);
+			open(fifo, O_RDONLY); /* no writer: blocks until the handler jumps */
+			return 3;
+		}
+	}
+	int fd = open(target, O_RDONLY);
+	if (fd >= 0)
+		printf("opened\n");
+	else
+		printf("%s\n", errno == ENOENT ? "ENOENT" : strerror(errno));
+	return 0;
 }
 
 /* sig-storm: the handler's part (async-signal-safe: no stdio, no malloc) */
@@ -1247,6 +1280,8 @@ int main(int argc, char **argv)
 		report(symlinkat(nul, AT_FDCWD, p));
 		report((int)syscall(SYS_symlinkat, nul, AT_FDCWD, p));
 		return 0;
+	} else if (!strcmp(c, "jump-out") && q && argc > 4) {
+		return jump_out(p, q, atol(argv[4]));
 	} else if (!strcmp(c, "sig-storm") && q && argc > 4) {
 		return sig_storm(p, q, argv[4], argc > 5 ? atol(argv[5]) : 20000);
 	} else if (!strcmp(c, "sighandler-open")) {

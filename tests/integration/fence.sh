@@ -1187,4 +1187,11 @@ out=$(cd "$W/in/storm" && "$ST" run --fence --policy "$W/policy" -- "$DRV" sig-s
 calls=${out#calls=}; calls=${calls%% *}
 check "a handler's open of a hidden file, 20,000 times, never succeeds (got: $out)" \
 	test "${out##* }" = opened=0 -a "${calls:-0}" -ge 20000
+# a handler that siglongjmps out of a blocked open (of a FIFO with no writer) skips the
+# shim's end of the call: its state stayed as inside the call, every later call of the
+# thread went aside, and from the fourth jump on passed unchecked (the hidden file opened)
+for n in 1 2 4 6; do
+	out=$(cd "$W/in" && "$ST" run --fence --policy "$W/policy" -- "$DRV" jump-out "$W/in/fifo-$n" "$W/out/secret" $n)
+	check "after $n siglongjmps out of a blocked open, a hidden file is still hidden (got: $out)" test "$out" = ENOENT
+done
 done_
