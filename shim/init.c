@@ -508,6 +508,8 @@ void st__leave(struct st_call *c)
 		st__level = c->level;
 		st__depth = c->depth;
 		st__tls_bufs = c->bufs;
+		/* a nested call of the aside one wrote its own frame */
+		memcpy(st__frame, aside_saved_frame, sizeof st__frame);
 		atomic_signal_fence(memory_order_seq_cst);
 		st__aside = false;
 		return;
