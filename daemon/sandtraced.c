@@ -530,6 +530,45 @@ static int reply(struct daemon *d, struct client *c, unsigned type, uint32_t seq
 }
 
 /*
+ * The dedupe key of a record of kind for path[0..len): kind [+ pid with
+ * --record-all] + the path's bytes, in buf (cap bytes) when it fits, else
+ * allocated (the caller frees a key that is not buf); *klen its length.
+ * NULL when out of memory.
+ */
+static uint8_t *record_key(const struct daemon *d, unsigned kind, int32_t pid, const char *path,
+			   size_t len, uint8_t *buf, size_t cap, size_t *klen)
+{
+	size_t n = 1 + (d->record_all ? sizeof(int32_t) : 0) + len;
+	uint8_t *key = n <= cap ? buf : malloc(n);
+	if (key == NULL)
+		return NULL;
+	key[0] = (uint8_t)kind;
+	if (d->record_all)
+		memcpy(key + 1, &pid, sizeof(int32_t));
+	memcpy(key + n - len, path, len);
+	*klen = n;
+	return key;
+}
+
+/* The held record (struct xrec) of pid's exec of path[0..len), or NULL:
+ * none, or no memory for its key (*nomem). */
+static struct xrec *held_exec(struct daemon *d, int32_t pid, const char *path, size_t len,
+			      bool *nomem)
+{
+	uint8_t buf[1024];
+	size_t klen;
+	uint8_t *key = record_key(d, SANDTRACE_KIND_EXEC, pid, path, len, buf, sizeof(buf), &klen);
+	*nomem = key == NULL;
+	if (key == NULL)
+		return NULL;
+	struct xrec *x;
+	HASH_FIND(hh, d->execs, key, klen, x);
+	if (key != buf)
+		free(key);
+	return x;
+}
+
+/*
  * An image of exe (exe_len bytes) said HELLO as pid: an exec of exe ran, so
  * its held record (struct xrec) is written now, as one that ran, rather
  * than at the end, where a daemon that dies first would lose it; no later
@@ -540,21 +579,10 @@ static void exec_ran(struct daemon *d, int32_t pid, const char *exe, size_t exe_
 {
 	if (d->execs == NULL || exe == NULL || exe_len == 0)
 		return;
-	size_t klen = 1 + (d->record_all ? sizeof(int32_t) : 0) + exe_len;
-	uint8_t stackkey[1024];
-	uint8_t *key = klen <= sizeof(stackkey) ? stackkey : malloc(klen);
-	if (key == NULL)
-		return; /* written at the end */
-	key[0] = SANDTRACE_KIND_EXEC;
-	if (d->record_all)
-		memcpy(key + 1, &pid, sizeof(int32_t));
-	memcpy(key + klen - exe_len, exe, exe_len);
-	struct xrec *x;
-	HASH_FIND(hh, d->execs, key, klen, x);
-	if (key != stackkey)
-		free(key);
+	bool nomem;
+	struct xrec *x = held_exec(d, pid, exe, exe_len, &nomem);
 	if (x == NULL || x->written)
-		return;
+		return; /* (no memory for the key: written at the end) */
 	x->written = true;
 	if (st__report_emit(&d->report, st__rec_access(&x->r)) < 0)
 		report_failed(d);
@@ -698,19 +726,12 @@ static int hold_exec(struct daemon *d, const struct st__access_rec *r, const uin
 static void exec_failed(struct daemon *d, struct client *c, const struct sandtrace_access *a,
 			const char *path, size_t len)
 {
-	size_t klen = 1 + (d->record_all ? sizeof(int32_t) : 0) + len;
-	uint8_t *key = malloc(klen);
-	if (key == NULL) {
+	bool nomem;
+	struct xrec *x = held_exec(d, c->pid, path, len, &nomem);
+	if (nomem) {
 		internal_error(d, "exec amendment", -ENOMEM);
 		return;
 	}
-	key[0] = SANDTRACE_KIND_EXEC;
-	if (d->record_all)
-		memcpy(key + 1, &c->pid, sizeof(int32_t));
-	memcpy(key + klen - len, path, len);
-	struct xrec *x;
-	HASH_FIND(hh, d->execs, key, klen, x);
-	free(key);
 	if (x != NULL && x->failed < x->runs) {
 		if (x->failed++ == 0)
 			x->fail_err = a->err;
@@ -769,20 +790,13 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 	bool undeclared = asked != NULL && strcmp(asked, "undeclared") == 0;
 
 	/* Dedupe key: kind [+ pid with --record-all] + path bytes. */
-	size_t klen = 1 + (d->record_all ? sizeof(int32_t) : 0) + len;
+	size_t klen;
 	uint8_t stackkey[1024];
-	uint8_t *key = klen <= sizeof(stackkey) ? stackkey : malloc(klen);
+	uint8_t *key = record_key(d, a->kind, c->pid, path, len, stackkey, sizeof(stackkey), &klen);
 	if (key == NULL) {
 		internal_error(d, "record", -ENOMEM);
 		return;
 	}
-	size_t at = 0;
-	key[at++] = a->kind;
-	if (d->record_all) {
-		memcpy(key + at, &c->pid, sizeof(int32_t));
-		at += sizeof(int32_t);
-	}
-	memcpy(key + at, path, len);
 
 	/* an exec that ran, as far as the record can tell (the shim amends
 	 * one that returns): held until the end (struct xrec) */
