@@ -26,15 +26,16 @@
  * fdir when in_root (openat2's RESOLVE_IN_ROOT; fpath then relative).
  */
 /*
- * ST_REFUSAL(type, failv, e, pvar, call): the errno a refused call gives.
+ * ST_REFUSAL(type, e, slot, call): the errno a refused call gives.
  * A refusal is e, ENOENT (the sandbox hides the name) or EACCES (visible,
  * not writable), unless the call fails otherwise on a name that does not
  * exist: the kernel checks its flags, modes and lengths before it looks the
  * name up (fstatat's unknown flag, truncate's negative length, renameat2's
  * RENAME_EXCHANGE|RENAME_NOREPLACE, a bad fopen mode are EINVAL for any
  * name), so the refused call gives what it would give for a missing file.
- * The call is made once more with pvar (the refused name, an lvalue the call
- * reads: a pointer variable; a literal or an array is not probed) set to
+ * The call is made once more with *slot (ST_PROBE_SLOT of the refused name,
+ * an lvalue the call reads: a pointer variable; a literal or an array is not
+ * probed, its slot is NULL) set to
  * ST_ABSENT, whose lookup fails at its second component for
  * any caller (a /proc that is mounted or not), so nothing is created,
  * changed or opened by a call that looks the name up; a name the call may
@@ -64,13 +65,15 @@ static inline void st__probe_undo_none(int unused, ...) {}
  * same lvalue, read only; tests/refusal_probe.py checks that every other
  * wrapper's judged name is read by its call. */
 #define ST_NOPROBE(p) (*(const char *const *)&(p))
-#define ST_REFUSAL(type, failv, e, pvar, call)                                                     \
+/* ST_PROBE_SLOT(pvar): the address of the name pvar for ST_REFUSAL to set: a
+ * pointer variable only, NULL for a literal or an array (not probed) */
+#define ST_PROBE_SLOT(pvar)                                                                        \
+	((const char **)(void *)_Generic(&(pvar), const char **: &(pvar), char **: &(pvar),        \
+					 default: NULL))
+#define ST_REFUSAL(type, e, slot, call)                                                            \
 	({                                                                                         \
 		int re_ = (e);                                                                     \
-		/* a pointer variable only: not a literal or an array */                          \
-		const char **pp_ = (const char **)(void *)_Generic(&(pvar), const char **: &(pvar), \
-								   char **: &(pvar),          \
-								   default: NULL);            \
+		const char **pp_ = (slot);                                                         \
 		const char *held_ = pp_ ? *pp_ : NULL;                                             \
 		if ((re_ == ENOENT || re_ == EACCES) && !st__null(held_) && held_[0]) {            \
 			*pp_ = ST_ABSENT;                                                          \
@@ -115,7 +118,7 @@ static inline void st__probe_undo_none(int unused, ...) {}
 		a_->in_root = (root);                                                              \
 		int e_ = st__pre(a_);                                                              \
 		if (e_) {                                                                          \
-			e_ = ST_REFUSAL(type, failv, e_, fpath, call);                             \
+			e_ = ST_REFUSAL(type, e_, ST_PROBE_SLOT(fpath), call);                     \
 			st__leave(&c_);                                                            \
 			errno = e_;                                                                \
 			return failv;                                                              \
@@ -185,15 +188,15 @@ static inline bool st__null(const void *p)
 		b_->empty_path = (e2);                                                             \
 		a_->pair = b_->pair = true;                                         \
 		int e_ = st__pre(a_);                                                              \
+		const char **slot_ = ST_PROBE_SLOT(p1); /* the refused name's */                  \
 		if (!e_) {                                                                         \
 			e_ = st__pre(b_);                                                          \
-			if (e_)                                                                    \
-				e_ = ST_REFUSAL(type, failv, e_, p2, call);                        \
+			slot_ = ST_PROBE_SLOT(p2);                                                 \
 		} else {                                                                           \
 			st__acc_done(b_);                                                          \
-			e_ = ST_REFUSAL(type, failv, e_, p1, call);                                \
 		}                                                                                  \
 		if (e_) {                                                                          \
+			e_ = ST_REFUSAL(type, e_, slot_, call);                                    \
 			st__acc_done(a_);                                                          \
 			st__acc_done(b_);                                                          \
 			st__leave(&c_);                                                            \
