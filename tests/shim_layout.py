@@ -20,7 +20,14 @@ Checks, with binutils (nm, objdump):
      (which it resets) shares st__g's page: each other page would be a fault in every
      forked child;
   5. first_tls (the main thread's buffers) starts in the first half of a page (see shim.h,
-     ST_ACC_HEAD_END).
+     ST_ACC_HEAD_END);
+  6. the read-write segment's file part is on one page, and no segment is writable and
+     executable;
+  7. every function of the shim that a .text.st_start function calls or jumps to directly
+     lies in .text.st_start or .text.st_hot, but for the cold callees layout.ld lists (the
+     start calls them only when the log or the arena failed): a helper split out of a
+     start function and left in .text is a 64 KiB window, a page fault, in every traced
+     process (noted_name was, from 9ceca3a until stop 28).
 Prints one line per check and exits 1 when any fails.
 """
 
@@ -154,6 +161,29 @@ def main():
                                              check=True).stdout.splitlines()
           if l.split()[:1] == ["LOAD"] and "W" in l.split()[-2] and "E" in l.split()[-2]]
     check(not rx, "no writable and executable segment")
+    # 7. what the start's code calls is placed with it
+    cold = re.search(r"/\* cold callees: ([\w. ]+)", text)
+    cold = set(cold.group(1).split()) if cold else set()
+    check(cold, "layout.ld lists the start's cold callees (%s)" % ", ".join(sorted(cold)))
+    hs = re.search(r"\s\.text\.st_hot\s+([0-9a-f]+)\s+([0-9a-f]+)", hdr)
+    spans = [(st[0], st[0] + st[1])] + ([(int(hs.group(2), 16), int(hs.group(2), 16) +
+                                          int(hs.group(1), 16))] if hs else [])
+    fn, out, seen = None, set(), set()
+    for line in dis.splitlines():
+        h = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if h:
+            fn = h.group(1)
+            continue
+        c = re.search(r"\b(?:call|jmp)\s+([0-9a-f]+) <([\w.]+)>", line)
+        if not c or c.group(2) == fn:
+            continue
+        seen.add(c.group(2))
+        a = int(c.group(1), 16)
+        if not any(lo <= a < hi for lo, hi in spans) and c.group(2) not in cold:
+            out.add("%s <- %s" % (c.group(2), fn))
+    check(len(seen) >= 10 and not out,
+          "the start's %d direct callees lie in .text.st_start or .text.st_hot, or are cold%s" %
+          (len(seen), ": " + "; ".join(sorted(out)) if out else ""))
     return 1 if failed else 0
 
 
