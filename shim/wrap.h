@@ -146,6 +146,9 @@ static inline void st__probe_undo_none(int unused, ...) {}
  * identity with one fstat on what was opened; -1 for other results (dlopen:
  * st__post stats the path).  ST_UNDO_RESULT closes it again when the
  * version is refused.  The shim's own calls pass through (st__depth).
+ * An int result is taken for a descriptor, a long never (move_mount's and
+ * fsconfig's 0 would close fd 0): a wrapper of an open that returns long
+ * (syscall(SYS_openat2)) types its ONE_PATH int.
  */
 static inline int st__fd_int(int unused, int r) { return r; }
 static inline int st__fd_file(int unused, FILE *f) { return f ? fileno(f) : -1; }

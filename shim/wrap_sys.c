@@ -83,11 +83,15 @@ static long sys_openat2(int dirfd, const char *path, const struct open_how *how,
 			judged++;
 	if (judged && !*judged && path && *path)
 		judged = ".";
+	/* typed int, as open's result: a descriptor, which --verify --fence closes
+	 * again when the version it opened failed verification (ST_RESULT_FD,
+	 * ST_UNDO_RESULT take an int result for a descriptor, never a long) */
 	if (!in_root) /* judged is path */
-		ONE_PATH(long, -1, (r_ < 0), dirfd, path, st_open_kind(flags), nofollow, false,
-			 REAL(syscall)(SYS_openat2, dirfd, path, how, size));
-	ONE_PATH_ROOTED(long, -1, (r_ < 0), dirfd, ST_NOPROBE(judged), st_open_kind(flags),
-			nofollow, false, in_root, REAL(syscall)(SYS_openat2, dirfd, path, how, size));
+		ONE_PATH(int, -1, (r_ < 0), dirfd, path, st_open_kind(flags), nofollow, false,
+			 (int)REAL(syscall)(SYS_openat2, dirfd, path, how, size));
+	ONE_PATH_ROOTED(int, -1, (r_ < 0), dirfd, ST_NOPROBE(judged), st_open_kind(flags),
+			nofollow, false, in_root,
+			(int)REAL(syscall)(SYS_openat2, dirfd, path, how, size));
 }
 static long sys_fchmodat2(int dirfd, const char *path, mode_t mode, int flags)
 {

@@ -962,6 +962,36 @@ int main(int argc, char **argv)
 			fclose(f);
 #undef BADARG
 		return 0;
+	} else if (!strcmp(c, "reads")) {
+		/* every entry point that opens p for reading: what each gave, and whether
+		 * the program's descriptors 0-2 are still open after them all */
+		extern int __open_2(const char *, int);
+		extern int __openat_2(int, const char *, int);
+		struct open_how how = {.flags = O_RDONLY};
+#define READ_FD(name, expr)                                                                        \
+	do {                                                                                       \
+		errno = 0;                                                                         \
+		long r_ = (long)(expr);                                                            \
+		printf("%s=%s\n", name, r_ < 0 ? strerrorname_np(errno) : "ok");                 \
+		if (r_ >= 0)                                                                       \
+			close((int)r_);                                                            \
+	} while (0)
+		READ_FD("open", open(p, O_RDONLY));
+		READ_FD("open64", open64(p, O_RDONLY));
+		READ_FD("openat", openat(AT_FDCWD, p, O_RDONLY));
+		READ_FD("__open_2", __open_2(p, O_RDONLY));
+		READ_FD("__openat_2", __openat_2(AT_FDCWD, p, O_RDONLY));
+		READ_FD("syscall-open", syscall(SYS_open, p, O_RDONLY));
+		READ_FD("syscall-openat", syscall(SYS_openat, AT_FDCWD, p, O_RDONLY));
+		READ_FD("syscall-openat2", syscall(SYS_openat2, AT_FDCWD, p, &how, sizeof(how)));
+#undef READ_FD
+		FILE *f = fopen(p, "r");
+		printf("fopen=%s\n", f ? "ok" : strerrorname_np(errno));
+		if (f)
+			fclose(f);
+		for (int fd = 0; fd < 3; fd++)
+			printf("fd%d=%s\n", fd, fcntl(fd, F_GETFD) < 0 ? "closed" : "open");
+		return 0;
 	} else if (!strcmp(c, "dlerror")) {
 		for (int i = 0; i < 2; i++) {
 			void *h = dlopen(p, RTLD_NOW);

@@ -105,6 +105,15 @@ out=$("$ST" run --fence --policy allow.policy --verify ref --hash-cache none --r
 check "verify --fence: the open fails with EACCES" sh -c "echo '$out' | grep -q 'Permission denied'"
 check "verify --fence: the program saw the failure" sh -c "echo '$out' | grep -q 'st=1'"
 check "verify --fence: violation marked hidden" sh -c "grep '\"class\":\"integrity\"' rv4.jsonl | grep -q '\"hidden\":true'"
+# every entry point that opens for reading refuses the failed version, and closes only
+# what it opened (the raw openat2's long result was never taken for a descriptor)
+"$ST" run --fence --policy allow.policy --verify ref --hash-cache none --report rv4b.jsonl -- \
+	"$DRV" reads in.txt </dev/null > reads.out 2>&1
+for e in open open64 openat __open_2 __openat_2 syscall-open syscall-openat syscall-openat2 fopen; do
+	check "verify --fence: $e of the failed version gives EACCES" grep -qx "$e=EACCES" reads.out
+done
+check "verify --fence: the program's descriptors 0-2 still open" \
+	test "$(grep -c '^fd[012]=open$' reads.out)" = 3
 
 # ---- a file modified during a run, between two processes' reads ----
 cp in.orig in.txt
