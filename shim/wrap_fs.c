@@ -927,10 +927,15 @@ EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
 }
 /* realpath and friends: glibc resolves with internal lstat/readlink calls.
  * The name as spelled (the link itself) and its target are both queries,
- * both judged before the call: a refusal of either hides the answer. */
+ * both judged before the call: a refusal of either hides the answer.  Not
+ * probed (ST_NOPROBE): glibc leaves in the caller's buffer the part it
+ * resolved before it failed, which for ST_ABSENT is "/proc/-1", a name the
+ * program never spelled; a refused call leaves the buffer as it was (its
+ * content is unspecified after a failure), and its errno is ENOENT, which is
+ * what a missing name gives (realpath checks no flags). */
 #define REALPATH(call)                                                                             \
-	TWO_PATHS(char *, NULL, (r_ == NULL), AT_FDCWD, path, K_Q, true, false, AT_FDCWD, path,    \
-		  K_Q, false, call)
+	TWO_PATHS(char *, NULL, (r_ == NULL), AT_FDCWD, ST_NOPROBE(path), K_Q, true, false,        \
+		  AT_FDCWD, ST_NOPROBE(path), K_Q, false, call)
 EXPORT char *realpath(const char *path, char *resolved)
 {
 	REALPATH(REAL(realpath)(path, resolved));

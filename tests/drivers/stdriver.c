@@ -962,6 +962,15 @@ int main(int argc, char **argv)
 			fclose(f);
 #undef BADARG
 		return 0;
+	} else if (!strcmp(c, "realpath-buf")) {
+		/* what realpath leaves in the caller's buffer when it fails */
+		static char rb[PATH_MAX + 1];
+		memset(rb, 'Z', 16);
+		rb[16] = 0;
+		errno = 0;
+		char *rr = realpath(p, rb);
+		printf("%s buf=%s\n", rr ? "ok" : strerrorname_np(errno), rb);
+		return 0;
 	} else if (!strcmp(c, "reads")) {
 		/* every entry point that opens p for reading: what each gave, and whether
 		 * the program's descriptors 0-2 are still open after them all */

@@ -1135,6 +1135,11 @@ check "... the hidden file untouched" test "$(cat "$W/ba/hid/f")" = keep
 check "... no name made beside it" test -z "$(ls -A "$W/ba/in")"
 out=$("$ST" run --fence --policy "$W/ba/policy" --report "$R" -- "$DRV" stat "$W/ba/hid/f")
 check "... a plain stat of it still hidden (got: $out)" test "$out" = ENOENT
+# realpath is not probed: glibc leaves what it resolved before failing in the
+# caller's buffer, which for the probe's name was "/proc/-1"
+out=$("$ST" run --fence --policy "$W/ba/policy" --report "$R" -- "$DRV" realpath-buf "$W/ba/hid/f")
+check "a hidden name's realpath: ENOENT, the buffer as it was (got: $out)" \
+	test "$out" = "ENOENT buf=ZZZZZZZZZZZZZZZZ"
 # A name the call does not look up (a tmpfs mount's source, fsconfig's "source"
 # string) succeeds on any string: the refusal's probe must not be made on it (it
 # mounted a tmpfs with ST_ABSENT's name, closed descriptor 0 as if the mount's 0 were
