@@ -1125,6 +1125,40 @@ EXPORT int fremovexattr(int fd, const char *name)
 }
 
 /* ---- temporary files: judged on the template's directory, recorded by the final name ---- */
+/*
+ * TMPL_REFUSAL(type, e, call): the errno a refused mkstemp-style call gives,
+ * as on a directory that does not exist (ST_REFUSAL's kind).  libc checks the
+ * template (six X's before the suffix, a suffix length >= 0) before it
+ * opens anything, and fills the X's before it fails: the call is made once
+ * more on a copy of the template's last component below ST_ABSENT (where
+ * its open or mkdir fails with ENOENT), its other errno (EINVAL) is given,
+ * and the copy's letters go back into the caller's template, as a missing
+ * directory leaves them.  The template variable is swapped for the copy and
+ * back; nothing is created.
+ */
+#define TMPL_REFUSAL(type, e, call)                                                                \
+	({                                                                                         \
+		int re_ = (e);                                                                     \
+		char *held_ = tmpl, *b_ = tmpl;                                                    \
+		for (char *q_ = held_; *q_; q_++)                                                  \
+			if (*q_ == '/')                                                            \
+				b_ = q_ + 1;                                                       \
+		size_t bl_ = st__strlen(b_);                                                       \
+		char pb_[sizeof ST_ABSENT + NAME_MAX + 1];                                         \
+		if ((re_ == ENOENT || re_ == EACCES) && bl_ <= NAME_MAX) {                         \
+			st__copy_short(pb_, ST_ABSENT "/", sizeof ST_ABSENT);                      \
+			st__copy_short(pb_ + sizeof ST_ABSENT, b_, bl_ + 1);                       \
+			tmpl = pb_;                                                                \
+			errno = 0;                                                                 \
+			type pr_ = ST_FORWARD(call);                                               \
+			int pe_ = errno;                                                           \
+			tmpl = held_;                                                              \
+			if (ST_FAILED_RESULT(pr_) && pe_ != 0 && pe_ != ENOENT)                    \
+				re_ = pe_;                                                         \
+			st__copy_short(b_, pb_ + sizeof ST_ABSENT, bl_);                           \
+		}                                                                                  \
+		re_;                                                                               \
+	})
 #define MKTEMP(call)                                                                               \
 	do {                                                                                       \
 		struct st_call c_;                                                                 \
@@ -1134,6 +1168,7 @@ EXPORT int fremovexattr(int fd, const char *name)
 		st__acc_init(a_, AT_FDCWD, tmpl, K_W, true);                                       \
 		int e_ = st__pre(a_);                                                              \
 		if (e_) {                                                                          \
+			e_ = TMPL_REFUSAL(int, e_, call);                                          \
 			st__leave(&c_);                                                            \
 			errno = e_;                                                                \
 			return -1;                                                                 \
@@ -1190,6 +1225,7 @@ EXPORT char *mkdtemp(char *tmpl)
 	st__acc_init(a, AT_FDCWD, tmpl, K_W, true);
 	int e = st__pre(a);
 	if (e) {
+		e = TMPL_REFUSAL(char *, e, REAL(mkdtemp)(tmpl));
 		st__leave(&c);
 		errno = e;
 		return NULL;

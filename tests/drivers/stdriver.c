@@ -962,6 +962,25 @@ int main(int argc, char **argv)
 			fclose(f);
 #undef BADARG
 		return 0;
+	} else if (!strcmp(c, "mktemps")) {
+		/* each mkstemp-style call on a copy of the template p: its errno, and
+		 * whether it left the template's letters changed */
+		char t[PATH_MAX];
+#define MKT(name, expr)                                                                            \
+	do {                                                                                       \
+		snprintf(t, sizeof t, "%s", p);                                                    \
+		errno = 0;                                                                         \
+		long r_ = (long)(expr);                                                            \
+		printf("%s=%s %s\n", name, r_ == -1 || r_ == 0 ? strerrorname_np(errno) : "ok",   \
+		       strcmp(t, p) ? "changed" : "same");                                         \
+	} while (0)
+		MKT("mkstemp", mkstemp(t));
+		MKT("mkostemp", mkostemp(t, O_CLOEXEC));
+		MKT("mkstemps", mkstemps(t, 0));
+		MKT("mkstemps-neg", mkstemps(t, -1));
+		MKT("mkdtemp", (long)(mkdtemp(t) ? 1 : 0));
+#undef MKT
+		return 0;
 	} else if (!strcmp(c, "realpath-buf")) {
 		/* what realpath leaves in the caller's buffer when it fails */
 		static char rb[PATH_MAX + 1];

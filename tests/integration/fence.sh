@@ -1135,6 +1135,15 @@ check "... the hidden file untouched" test "$(cat "$W/ba/hid/f")" = keep
 check "... no name made beside it" test -z "$(ls -A "$W/ba/in")"
 out=$("$ST" run --fence --policy "$W/ba/policy" --report "$R" -- "$DRV" stat "$W/ba/hid/f")
 check "... a plain stat of it still hidden (got: $out)" test "$out" = ENOENT
+# mkstemp and its family check the template (EINVAL) and fill its X's before they
+# open: a hidden directory gives what a missing one does, template letters and all
+for t in fooXXXXXX foo fooXXXXX; do
+	untr=$("$DRV" mktemps "$W/ba/none/$t" | tr '\n' ' ')
+	out=$("$ST" run --fence --policy "$W/ba/policy" --report "$R" -- "$DRV" mktemps "$W/ba/hid/$t" | tr '\n' ' ')
+	check "mkstemp family, template $t in a hidden directory: as in a missing one (got: $out)" \
+		test "$out" = "$untr"
+done
+check "... nothing made in the hidden directory" test "$(ls -A "$W/ba/hid")" = f
 # realpath is not probed: glibc leaves what it resolved before failing in the
 # caller's buffer, which for the probe's name was "/proc/-1"
 out=$("$ST" run --fence --policy "$W/ba/policy" --report "$R" -- "$DRV" realpath-buf "$W/ba/hid/f")
