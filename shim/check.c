@@ -327,8 +327,10 @@ static bool make_abs(struct st_acc *a)
 	char *base = out;
 	ssize_t blen = 0;
 	const char *p = a->path;
-	if (!p) {
-		a->skip = true; /* the real call answers EFAULT */
+	if (st__unreadable(p)) {
+		/* NULL, (char *)-1, a kernel address...: not read, neither
+		 * judged nor recorded; the real call answers EFAULT */
+		a->skip = true;
 		return false;
 	}
 	if (p[0] == 0) {
@@ -1045,7 +1047,7 @@ static inline void memo_hit(struct st_tls *t)
  */
 static bool memo_probe(struct st_acc *a, unsigned cls)
 {
-	if (st__level != 1 || !st__g.arena.base || !a->path || a->path[0] != '/' || a->quiet ||
+	if (st__level != 1 || !st__g.arena.base || st__odd_ptr(a->path) || a->path[0] != '/' || a->quiet ||
 	    (a->kind != SANDTRACE_KIND_READ && a->kind != SANDTRACE_KIND_QUERY) ||
 	    (st__g.flags & (SANDTRACE_F_RECORD_ALL | SANDTRACE_F_IDENTITY | SANDTRACE_F_VERIFY)))
 		return false;
@@ -1100,7 +1102,9 @@ bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofol
 	struct st_tls *t = st__tls_bufs; /* made by the thread's first checked call */
 	/* libraries a dlopen left to note: the ordinary path notes them first
 	 * (st__enter) */
-	if (!t || !st__g.hit_fast || st__depth || st__level || !path || path[0] != '/' ||
+	/* path is not odd (shim.h st__odd_ptr, NULL included): ONE_PATH
+	 * tested it */
+	if (!t || !st__g.hit_fast || st__depth || st__level || path[0] != '/' ||
 	    (kind != SANDTRACE_KIND_READ && kind != SANDTRACE_KIND_QUERY) ||
 	    st__libs_due())
 		return false;

@@ -5,6 +5,7 @@
 #include <emmintrin.h>
 #endif
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "shim.h"
@@ -638,4 +639,31 @@ ST_EVERY unsigned st__parse_uint(const char *s)
 	while (*s >= '0' && *s <= '9')
 		v = v * 10 + (unsigned)(*s++ - '0');
 	return v;
+}
+
+/* shim.h st__odd_ptr: never written; in .data beside st__g (ST_HOT), on
+ * the page every process touches */
+ST_HOT uintptr_t st__user_span = ST_USER_END - ST_USER_LOW;
+
+/* st__unreadable's cold half (shim.h): p is NULL or odd.  The kernel reads
+ * p's first byte for us (process_vm_readv from this very process: no signal,
+ * EFAULT when there is nothing readable there), so a program that really
+ * mapped page 0, or high or tagged memory, is judged and recorded as usual. */
+bool st__unreadable_slow(const void *p)
+{
+	if (!p)
+		return true;
+	int saved = errno;
+	char c;
+	struct iovec local = {&c, 1}, remote = {(void *)p, 1};
+	long r = ST_SYSCALL(SYS_process_vm_readv, ST_SYSCALL(SYS_getpid), &local, 1, &remote, 1, 0);
+	bool bad;
+	if (r == 1)
+		bad = false;
+	else if (errno == EFAULT)
+		bad = true;
+	else /* refused (seccomp, ENOSYS): only what no process can map */
+		bad = (uintptr_t)p < 4096 || (intptr_t)p < 0;
+	errno = saved;
+	return bad;
 }

@@ -176,6 +176,54 @@ static inline bool st__streq(const char *a, const char *b)
 	st__sys6((long)(nr), (long)(a1), (long)(a2), (long)(a3), (long)(a4), (long)(a5), (long)(a6))
 #define ST_SYSCALL(...) ST__SYS_PAD(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
 
+/*
+ * A pointer argument the shim would read before the kernel sees it (a name,
+ * a socket address, an exec's vectors) may be one the program's untraced
+ * call hands to the kernel only to get -1/EFAULT back: (char *)1,
+ * (char *)-1, a kernel-half address.  Reading it in the shim would kill the
+ * program with SIGSEGV instead.
+ *
+ * st__odd_ptr(p): p lies outside the usual user range [ST_USER_LOW,
+ * ST_USER_END): NULL and the first 64 KiB (vm.mmap_min_addr's usual
+ * floor), or at or above 2^47 (x86-64's user half with 4-level page
+ * tables; 2^48 on arm64).  One subtraction and one comparison: the test
+ * every wrapper makes on the hit path.  An odd pointer is not yet a bad
+ * one: a process may map page 0 (mmap_min_addr 0 and CAP_SYS_RAWIO), map
+ * above 2^47 (5-level page tables, by a hint), or tag its pointers (x86-64
+ * LAM, arm64 TBI).
+ * st__unreadable(p): p is NULL, or odd and the kernel cannot read its first
+ * byte (st__unreadable_slow: one process_vm_readv of it from this process,
+ * which the kernel answers with EFAULT and no fault; where that call is
+ * refused (seccomp), the first page and a top bit set count as unreadable).
+ * A good pointer in the usual range costs the odd test only.
+ * A name the shim finds unreadable is neither judged nor recorded (like a
+ * NULL one): the real call is made with it and gives the program what it
+ * gives untraced (EFAULT).  A pointer in the usual range that is unmapped or
+ * PROT_NONE is not caught (README, Known limits).  Async-signal-safe;
+ * preserves errno.
+ */
+#define ST_USER_LOW 65536ul
+#if defined(__x86_64__)
+#define ST_USER_END (1ul << 47)
+#elif defined(__aarch64__)
+#define ST_USER_END (1ul << 48)
+#else
+#define ST_USER_END (~0ul)
+#endif
+/* ST_USER_END - ST_USER_LOW, read from memory (init.c, on st__g's page):
+ * as an immediate it takes a 64-bit register, and the hit path spilled
+ * another for it (2 instructions more per call than this load) */
+extern __attribute__((visibility("hidden"))) uintptr_t st__user_span;
+static inline bool st__odd_ptr(const void *p)
+{
+	return (uintptr_t)p - ST_USER_LOW >= st__user_span;
+}
+bool st__unreadable_slow(const void *p);
+static inline bool st__unreadable(const void *p)
+{
+	return __builtin_expect(st__odd_ptr(p), 0) && st__unreadable_slow(p);
+}
+
 /* What an unresolvable symbol resolves to (fails with ENOSYS). */
 long st__enosys_stub(void);
 
@@ -658,6 +706,7 @@ struct st_fast {
 	uint32_t vref, vgen; /* the cached verdict's SNode and key generation (0: none) */
 };
 #define ST_FAST_PATH 1024u /* longer spellings take the ordinary path */
+/* path: not st__odd_ptr (the caller tests it) */
 bool st__fast_pre(struct st_fast *f, const char *path, unsigned kind, bool nofollow);
 void st__fast_post(struct st_fast *f, int err);
 #define st__tls_acc (st__tls()->acc + 2 * (st__level - 1))

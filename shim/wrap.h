@@ -100,7 +100,10 @@ static inline void st__probe_undo_none(int unused, ...) {}
 #define ONE_PATH_ERR(type, failv, err, fdir, fpath, kind, nofollow, empty, root, call)             \
 	do {                                                                                       \
 		struct st_fast f_;                                                                 \
-		if (((kind) == K_R || (kind) == K_Q) && st__fast_pre(&f_, (fpath), (kind), (nofollow))) { \
+		/* an odd name (shim.h st__odd_ptr) is not read here: the \
+		 * ordinary path tells a bad one (make_abs) */                      \
+		if (((kind) == K_R || (kind) == K_Q) && !st__odd_ptr(fpath) &&                    \
+		    st__fast_pre(&f_, (fpath), (kind), (nofollow))) {                              \
 			struct st_call c_ = {.saved_errno = errno}; /* for failed, as below */                    \
 			(void)c_;                                                                  \
 			type r_ = (call);                                                          \
@@ -181,8 +184,11 @@ static inline bool st__null(const void *p)
 		struct st_call c_;                                                                 \
 		/* a null name the call does not take for its descriptor's file: the    \
 		 * kernel copies both names in first and fails (EFAULT) before it looks  \
-		 * either up, so the other is neither judged nor recorded */              \
-		if ((st__null(p1) && !(e1)) || (st__null(p2) && !(e2)) || !st__enter(&c_))        \
+		 * either up, so the other is neither judged nor recorded; the same for \
+		 * a name it cannot read (shim.h st__unreadable: (char *)-1, a kernel   \
+		 * address), empty flag or not */                                        \
+		if ((st__null(p1) ? !(e1) : st__unreadable(p1)) ||                                 \
+		    (st__null(p2) ? !(e2) : st__unreadable(p2)) || !st__enter(&c_))                \
 			return call;                                                               \
 		struct st_acc *a_ = &st__tls_acc[0], *b_ = &st__tls_acc[1];                        \
 		st__acc_init(a_, (d1), (p1), (k1), (nf1));                                         \

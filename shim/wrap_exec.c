@@ -858,6 +858,23 @@ static bool looks_up_first(void)
 	return search_first == 2;
 }
 
+/* Does an exec's argv or envp hold what the kernel cannot read (the vector
+ * itself, or one of its strings: (char **)-1, a kernel address; NULL is an
+ * empty vector), so that the exec fails with EFAULT whatever it names?  The
+ * shim reads both (note_exec, env_fix): such an exec is forwarded untouched.
+ * An odd test per string (shim.h st__unreadable). */
+static bool exec_vec_bad(char *const v[])
+{
+	if (!v)
+		return false;
+	if (st__unreadable(v))
+		return true;
+	for (size_t i = 0; v[i]; i++)
+		if (st__unreadable(v[i]))
+			return true;
+	return false;
+}
+
 /* execve on a path as the kernel would: check, report, re-inject, exec. */
 static int exec_checked(int dirfd, const char *path, char *const argv[], char *const envp[],
 			int flags, bool fexec, int entry_errno)
@@ -867,6 +884,14 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 		 * the parent's: the child shares its memory) */
 		st__vf.hello = true;
 		st__log_hello_as(st__g.pid);
+	}
+	if (path && st__unreadable(path)) {
+		/* the kernel copies the name first and fails (EFAULT): not
+		 * read, not judged, nothing recorded (shim.h st__unreadable) */
+		errno = entry_errno;
+		return ST_FORWARD(dirfd == AT_FDCWD && !flags
+				      ? REAL(execve)(path, argv, envp)
+				      : REAL(execveat)(dirfd, path, argv, envp, flags));
 	}
 	struct st_acc *a = &st__tls_acc[0];
 	st__acc_init(a, dirfd, path, K_X, (flags & AT_SYMLINK_NOFOLLOW) != 0);
@@ -879,6 +904,7 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 	char interp[PATH_MAX];
 	bool elf = false;
 	interp[0] = 0;
+	bool bad_vec = false;
 	/* one open both tells a missing file and is what probe_exec reads */
 	int fd = a->empty_path || !path ? PROBE_OPEN_HERE : probe_open(dirfd, path);
 	int miss = fd < 0 ? errno : 0; /* the probe's, before exec_looks_up_first's calls */
@@ -903,8 +929,24 @@ static int exec_checked(int dirfd, const char *path, char *const argv[], char *c
 			errno = miss;
 			return -1;
 		}
-	} else if ((e = st__pre(a)) == 0) {
+	} else if ((e = st__pre(a)) == 0 && !(bad_vec = exec_vec_bad(argv) || exec_vec_bad(envp))) {
 		why = note_exec(a, fd, interp, &elf, NULL, &e, argv, envp, false, "", &sent);
+	} else if (!e) {
+		st__acc_done(a);
+	}
+	if (!e && (bad_vec || (absent && (exec_vec_bad(argv) || exec_vec_bad(envp))))) {
+		/* an argv or envp the kernel cannot read (exec_vec_bad): the
+		 * exec fails (EFAULT; ENOENT first for a missing program on
+		 * Linux >= 6.8) and runs nothing: forwarded untouched, nothing
+		 * recorded */
+		if (fd >= 0)
+			ST_SYSCALL(SYS_close, fd);
+		errno = entry_errno;
+		if (fexec)
+			return ST_FORWARD(REAL(fexecve)(dirfd, argv, envp));
+		return ST_FORWARD(dirfd == AT_FDCWD && !flags
+				      ? REAL(execve)(path, argv, envp)
+				      : REAL(execveat)(dirfd, path, argv, envp, flags));
 	}
 	struct exe_hint hint = {0};
 	/* the kernel names a path relative to a descriptor /dev/fd/N/...:
@@ -1316,7 +1358,12 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 {
 	char found[PATH_MAX + NAME_MAX + 2];
 	struct st_call c;
-	if (!st__enter(&c))
+	/* a name, argv or envp the kernel cannot read (shim.h st__unreadable,
+	 * exec_vec_bad): libc's spawn answers as it does untraced (the
+	 * child's exec fails with EFAULT, or libc itself faults reading
+	 * argv): forwarded untouched, nothing recorded */
+	if ((file && st__unreadable(file)) || exec_vec_bad(argv) || exec_vec_bad(envp) ||
+	    !st__enter(&c))
 		return search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, envp)
 			      : REAL(posix_spawn)(pid, file, fa, attr, argv, envp);
 	/* the file actions' chdir and fchdir move where the child looks up a

@@ -689,7 +689,9 @@ EXPORT int fanotify_mark(int fd, unsigned int flags, uint64_t mask, int dirfd, c
 static const char *sun_name(const struct sockaddr *sa, socklen_t len, char *buf)
 {
 	size_t head = offsetof(struct sockaddr_un, sun_path);
-	if (!sa || len <= head || len > sizeof(struct sockaddr_un) || sa->sa_family != AF_UNIX)
+	/* an unreadable address (NULL, (void *)-1): the call's EFAULT */
+	if (len <= head || len > sizeof(struct sockaddr_un) || st__unreadable(sa) ||
+	    sa->sa_family != AF_UNIX)
 		return NULL;
 	const char *p = ((const struct sockaddr_un *)sa)->sun_path;
 	size_t n = 0;
@@ -744,7 +746,7 @@ EXPORT ssize_t sendto(int fd, const void *b, size_t n, int flags, const struct s
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int flags)
 {
 	char buf[SUN_MAX + 1];
-	const char *path = m ? sun_name(m->msg_name, m->msg_namelen, buf) : NULL;
+	const char *path = !st__unreadable(m) ? sun_name(m->msg_name, m->msg_namelen, buf) : NULL;
 	if (!path || !unix_socket(fd, SOCK_DGRAM))
 		return REAL(sendmsg)(fd, m, flags);
 	ONE_PATH(ssize_t, -1, FAILED_INT, AT_FDCWD, ST_NOPROBE(path), K_Q, false, false,
@@ -759,9 +761,11 @@ EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int vlen, int flags)
 	unsigned i = 0;
 	if (vlen > 1024) /* the kernel's UIO_MAXIOV: more are not sent */
 		vlen = 1024;
-	while (v && i < vlen && !sun_name(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, buf))
+	if (st__unreadable(v))
+		return REAL(sendmmsg)(fd, v, vlen, flags);
+	while (i < vlen && !sun_name(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, buf))
 		i++;
-	if (!v || i >= vlen || !unix_socket(fd, SOCK_DGRAM))
+	if (i >= vlen || !unix_socket(fd, SOCK_DGRAM))
 		return REAL(sendmmsg)(fd, v, vlen, flags);
 	int saved = errno;
 	for (i = 0; i < vlen; i++) {
@@ -1865,6 +1869,10 @@ static int mount_checked(const char *src, const char *target, const char *type,
 	/* a bind's or a move's source is looked up; a file system's source string may
 	 * not be (tmpfs, proc: any string mounts), so a refusal's probe on it would
 	 * mount (ST_REFUSAL): it is not probed */
+	/* a source the kernel cannot read (shim.h st__unreadable): the call
+	 * fails (EFAULT) before either name is looked up: forwarded untouched */
+	if (src && st__unreadable(src))
+		return REAL(mount)(src, target, type, flags, data);
 	if (src && !(flags & MS_NO_SOURCE) && (flags & (MS_BIND | MS_MOVE)))
 		TWO_PATHS(int, -1, FAILED_INT, AT_FDCWD, src, K_R, false, false, AT_FDCWD, target,
 			  K_W, false, REAL(mount)(src, target, type, flags, data));
@@ -2019,7 +2027,8 @@ static long fsconfig_checked(bool raw, int fd, unsigned cmd, const char *key, co
 	}
 	/* the kernel keeps the string, it looks nothing up: a probe would set the
 	 * context's source (a second one is EINVAL), so it is not probed */
-	if (cmd == FSCONFIG_SET_STRING && key && v && !strcmp(key, "source") && v[0] == '/')
+	if (cmd == FSCONFIG_SET_STRING && !st__unreadable(key) && !st__unreadable(v) &&
+	    !strcmp(key, "source") && v[0] == '/')
 		ONE_PATH(long, -1, (r_ < 0), AT_FDCWD, ST_NOPROBE(v), K_R, false, false,
 			 FSCONFIG_CALL);
 	return FSCONFIG_CALL;

@@ -69,7 +69,8 @@ long st__sys_getdents(long nr, int fd, void *buf, size_t len); /* wrap_dir.c */
  * and the call forwarded as it came. */
 static long sys_openat2(int dirfd, const char *path, const struct open_how *how, size_t size)
 {
-	if (!how || size < sizeof(*how)) /* EFAULT/EINVAL: the kernel says so */
+	/* EFAULT (NULL, (void *)-1: shim.h st__unreadable), EINVAL: the kernel says so */
+	if (size < sizeof(*how) || st__unreadable(how))
 		return REAL(syscall)(SYS_openat2, dirfd, path, how, size);
 	int flags = st_open_flags((int)how->flags);
 	bool nofollow = st_open_nofollow(flags);

@@ -29,6 +29,44 @@ static char *fold(const char *in)
 	return n < 0 ? NULL : buf;
 }
 
+/* A pointer the kernel would refuse with EFAULT is told without reading it
+ * (shim.h st__unreadable): NULL, the first pages, the kernel half, past the
+ * user half; a good one is not, nor (by the odd test alone) one in the usual
+ * range; the slow half asks the kernel, and tells an unmapped or PROT_NONE
+ * page too when asked. */
+START_TEST(test_unreadable)
+{
+	static const char data[] = "/a";
+	char stack[] = "/b";
+	ck_assert(st__unreadable(NULL));
+	ck_assert(st__unreadable((char *)1));
+	ck_assert(st__unreadable((char *)4095));
+	ck_assert(st__unreadable((char *)65535));
+	ck_assert(st__unreadable((char *)-1));
+	ck_assert(st__unreadable((char *)0xffff800000000000ul));
+#if defined(__x86_64__)
+	ck_assert(st__odd_ptr((char *)0x0000800000000000ul));
+	ck_assert(st__unreadable((char *)0x0000800000000000ul));
+	ck_assert(!st__odd_ptr((char *)0x00007fffffffefffu));
+#endif
+	ck_assert(!st__odd_ptr(data) && !st__unreadable(data));
+	ck_assert(!st__odd_ptr(stack) && !st__unreadable(stack));
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(m != MAP_FAILED);
+	ck_assert(!st__unreadable_slow(m));
+	ck_assert_int_eq(mprotect(m, pg, PROT_NONE), 0);
+	ck_assert(st__unreadable_slow(m));
+	ck_assert(!st__odd_ptr(m)); /* the known limit: the hit path does not ask */
+	ck_assert(!st__unreadable_slow(m + pg));
+	munmap(m, 2 * pg);
+	ck_assert(st__unreadable_slow(m + pg));
+	errno = 1234;
+	(void)st__unreadable_slow(m);
+	ck_assert_int_eq(errno, 1234);
+}
+END_TEST
+
 /* The shim's inline system calls keep libc's syscall() contract: the result,
  * or -1 with errno set; six arguments in the right registers. */
 START_TEST(test_st_syscall)
@@ -777,6 +815,7 @@ Suite *suite_pathnorm(void)
 	tcase_add_test(tc, test_resolve_overflow);
 	tcase_add_test(tc, test_at_deep);
 	tcase_add_test(tc, test_copy_short);
+	tcase_add_test(tc, test_unreadable);
 	suite_add_tcase(s, tc);
 	return s;
 }
