@@ -15,6 +15,9 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/auxv.h>
+#include <locale.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "wrap.h"
@@ -159,15 +162,289 @@ EXPORT FILE *setmntent(const char *path, const char *mode)
 		 REAL(setmntent)(path, mode));
 }
 /* catopen: a name with a slash is the catalog's path, opened by an internal
- * call (a name without one is looked up along NLSPATH and the locale: not
- * judged here) */
+ * call; so is each place a name without one is looked for along NLSPATH */
+static nl_catd catopen_path(const char *path, int flag)
+{
+	ONE_PATH(nl_catd, (nl_catd)-1, (r_ == (nl_catd)-1), AT_FDCWD, path, K_R, false, false,
+		 REAL(catopen)(path, flag));
+}
+
+/* glibc's places for a catalog when NLSPATH does not say (or after what it
+ * says), with the trailing colon that ends its last element */
+#define CAT_NLSPATH                                                                                \
+	"/usr/share/locale/%L/%N:/usr/share/locale/%L/LC_MESSAGES/%N:"                             \
+	"/usr/share/locale/%l/%N:/usr/share/locale/%l/LC_MESSAGES/%N:"
+
+/* The element of the search list at *pp with its substitutions (%N the name,
+ * %L the locale, %l %t %c its language, territory and codeset, %% a
+ * percent sign; an empty element is the name itself) in buf; *pp moves past
+ * it.  False when the element is not tried: empty, an unknown %x (glibc
+ * skips it), or longer than buf. */
+static bool cat_place(const char **pp, const char *name, const char *loc, char *buf, size_t size)
+{
+	const char *p = *pp;
+	size_t n = 0;
+	bool ok = true;
+#define CAT_PUT(ch)                                                                                \
+	do {                                                                                       \
+		if (n + 1 < size)                                                                  \
+			buf[n++] = (ch);                                                           \
+		else                                                                               \
+			ok = false;                                                                \
+	} while (0)
+	if (*p == ':') {
+		for (const char *s = name; *s; s++)
+			CAT_PUT(*s);
+	}
+	while (*p && *p != ':') {
+		if (*p != '%') {
+			CAT_PUT(*p++);
+			continue;
+		}
+		const char *t = loc;
+		switch (p[1]) {
+		case 'N':
+			for (t = name; *t; t++)
+				CAT_PUT(*t);
+			break;
+		case 'L':
+			for (; *t; t++)
+				CAT_PUT(*t);
+			break;
+		case 'l':
+			do
+				CAT_PUT(*t++);
+			while (*t && *t != '_' && *t != '.');
+			break;
+		case 't':
+		case 'c':
+			do
+				t++;
+			while (*t && *t != '.' && (p[1] == 'c' || *t != '_'));
+			if (*t == (p[1] == 't' ? '_' : '.'))
+				for (t++; *t && (p[1] == 'c' || *t != '.'); t++)
+					CAT_PUT(*t);
+			break;
+		case '%':
+			CAT_PUT('%');
+			break;
+		default: /* not tried */
+			ok = false;
+			while (*p && *p != ':')
+				p++;
+			continue;
+		}
+		p += 2;
+	}
+#undef CAT_PUT
+	if (*p == ':')
+		p++;
+	*pp = p;
+	buf[n] = 0;
+	return ok && n > 0;
+}
+
+/* Did a catalog's open fail (the search goes on), rather than the file
+ * found prove no catalog (EINVAL: the search stops there)? */
+static bool cat_open_failed(int e)
+{
+	return e == ENOENT || e == ENOTDIR || e == EACCES || e == ELOOP || e == ENAMETOOLONG ||
+	       e == EPERM || e == ENXIO || e == ENODEV || e == EOVERFLOW || e == EMFILE ||
+	       e == ENFILE;
+}
+
+/* A name without a slash is looked for as glibc does (catgets/open_catalog):
+ * along NLSPATH, then glibc's places, %L being LC_MESSAGES's locale
+ * (NL_CAT_LOCALE) or LANG; each place is opened by path (catopen_path),
+ * judged and recorded (a place the sandbox hides is not there) until one
+ * opens.  No malloc: a list or a place too long for the stack buffers is
+ * left to libc, unjudged, as before. */
 EXPORT nl_catd catopen(const char *name, int flag)
 {
-	if (!name || !strchr(name, '/'))
+	if (!name)
 		return REAL(catopen)(name, flag);
-	ONE_PATH(nl_catd, (nl_catd)-1, (r_ == (nl_catd)-1), AT_FDCWD, name, K_R, false, false,
-		 REAL(catopen)(name, flag));
+	if (strchr(name, '/'))
+		return catopen_path(name, flag);
+	if (!*name)
+		return REAL(catopen)(name, flag);
+	int saved = errno;
+	const char *loc = flag == NL_CAT_LOCALE ? setlocale(LC_MESSAGES, NULL) : getenv("LANG");
+	if (!loc || !*loc || (getauxval(AT_SECURE) && strchr(loc, '/')))
+		loc = "C";
+	const char *env = getenv("NLSPATH");
+	char list[4096], place[PATH_MAX];
+	size_t el = env ? strlen(env) : 0;
+	if (el + 1 + sizeof(CAT_NLSPATH) > sizeof(list))
+		return REAL(catopen)(name, flag);
+	list[0] = 0;
+	if (el) {
+		memcpy(list, env, el);
+		list[el] = ':';
+		list[el + 1] = 0;
+	}
+	strcat(list, CAT_NLSPATH);
+	errno = saved;
+	int e = ENOENT;
+	for (const char *p = list; *p;) {
+		/* a place without a slash is opened in the working directory */
+		place[0] = '.';
+		place[1] = '/';
+		if (!cat_place(&p, name, loc, place + 2, sizeof(place) - 2))
+			continue;
+		const char *path = strchr(place + 2, '/') ? place + 2 : place;
+		errno = saved;
+		nl_catd d = catopen_path(path, flag);
+		if (d != (nl_catd)-1)
+			return d;
+		e = errno;
+		if (!cat_open_failed(e))
+			break;
+	}
+	errno = e;
+	return (nl_catd)-1;
 }
+
+/*
+ * The time zone: tzset (and localtime, mktime, ctime, which run it) reads
+ * the zone's file with libc's internal fopen: TZ's file (":" stripped; a
+ * name relative to TZDIR or /usr/share/zoneinfo; "" is "Universal"), or
+ * /etc/localtime without TZ (glibc's time/tzset.c, tzfile.c).  Each call
+ * judges and records that file (R, or N when it is not there) before the
+ * real call; one the sandbox hides is kept from libc as a missing one is:
+ * for the real call, TZ (an absolute name) or TZDIR (a relative one) names
+ * a place that is never there, and libc falls back as it does for a
+ * missing file.  A hidden /etc/localtime with no TZ, or a relative name
+ * with no TZDIR in the environment, has no variable to swap: it is a
+ * violation in the report, not refused.  The last file judged is kept
+ * (tz_path), so a loop of localtime_r costs a getenv and a compare; a
+ * policy reloaded during the run is not seen for that file.
+ */
+extern char **environ;
+static atomic_flag tz_lock = ATOMIC_FLAG_INIT;
+static char tz_path[PATH_MAX]; /* the last file judged, under tz_lock */
+static bool tz_hidden;	       /* ... and whether the sandbox hides it */
+
+/* The file tzset reads, in buf; *rel: TZ names it relative to TZDIR.
+ * False when it reads none (secure mode outside the zone directories) or
+ * the name does not fit. */
+static bool tz_file(char *buf, size_t size, bool *rel)
+{
+	static const char zdir[] = "/usr/share/zoneinfo", dflt[] = "/etc/localtime";
+	const char *tz = getenv("TZ");
+	if (tz && !*tz)
+		tz = "Universal";
+	if (tz && *tz == ':')
+		tz++;
+	if (!tz || !*tz)
+		tz = dflt;
+	*rel = *tz != '/';
+	if (getauxval(AT_SECURE) &&
+	    ((!*rel && strcmp(tz, dflt) && strncmp(tz, zdir, sizeof(zdir) - 1)) || strstr(tz, "../")))
+		return false;
+	const char *dir = NULL;
+	size_t dl = 0, tl = strlen(tz);
+	if (*rel) {
+		dir = getenv("TZDIR");
+		if (!dir || !*dir)
+			dir = zdir;
+		dl = strlen(dir);
+	}
+	if (dl + 1 + tl + 1 > size)
+		return false;
+	if (dir) {
+		memcpy(buf, dir, dl);
+		buf[dl++] = '/';
+	}
+	memcpy(buf + dl, tz, tl + 1);
+	return true;
+}
+
+/* The environment's entry NAME=..., or NULL */
+static char **env_entry(const char *name)
+{
+	size_t nl = strlen(name);
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, name, nl) && (*e)[nl] == '=')
+			return e;
+	return NULL;
+}
+
+/* Judge and record the zone's file; when the sandbox hides it, *slot is the
+ * environment entry to swap for the real call and *sub what to put there.
+ * Preserves errno. */
+static void tz_judge(char ***slot, const char **sub)
+{
+	struct st_call c;
+	*slot = NULL;
+	if (!st__enter(&c))
+		return;
+	char path[PATH_MAX];
+	bool rel;
+	if (tz_file(path, sizeof(path), &rel)) {
+		int hidden = -1;
+		if (!atomic_flag_test_and_set_explicit(&tz_lock, memory_order_acquire)) {
+			if (!strcmp(path, tz_path))
+				hidden = tz_hidden;
+			atomic_flag_clear_explicit(&tz_lock, memory_order_release);
+		}
+		if (hidden < 0) {
+			struct st_acc *a = &st__tls_acc[0];
+			st__acc_init(a, AT_FDCWD, path, K_R, false);
+			hidden = st__pre(a) != 0;
+			if (!hidden)
+				st__post(a, ST_SYSCALL(SYS_faccessat, AT_FDCWD, path, F_OK) == 0 ? 0
+												   : errno);
+			if (!atomic_flag_test_and_set_explicit(&tz_lock, memory_order_acquire)) {
+				memcpy(tz_path, path, strlen(path) + 1);
+				tz_hidden = hidden;
+				atomic_flag_clear_explicit(&tz_lock, memory_order_release);
+			}
+		}
+		if (hidden) {
+			*slot = rel ? env_entry("TZDIR") : NULL;
+			*sub = "TZDIR=" ST_ABSENT;
+			if (!*slot) {
+				*slot = env_entry("TZ");
+				*sub = "TZ=:" ST_ABSENT;
+			}
+		}
+	}
+	st__leave(&c);
+	errno = c.saved_errno;
+}
+
+#define TZ_CALL(call)                                                                              \
+	do {                                                                                       \
+		char **slot_;                                                                      \
+		const char *sub_ = NULL;                                                           \
+		tz_judge(&slot_, &sub_);                                                           \
+		char *held_ = slot_ ? *slot_ : NULL;                                               \
+		if (slot_)                                                                         \
+			*slot_ = (char *)sub_;                                                     \
+		typeof(call) r_ = call;                                                            \
+		if (slot_)                                                                         \
+			*slot_ = held_;                                                            \
+		return r_;                                                                         \
+	} while (0)
+
+EXPORT void tzset(void)
+{
+	char **slot;
+	const char *sub = NULL;
+	tz_judge(&slot, &sub);
+	char *held = slot ? *slot : NULL;
+	if (slot)
+		*slot = (char *)sub;
+	REAL(tzset)();
+	if (slot)
+		*slot = held;
+}
+EXPORT struct tm *localtime(const time_t *t) { TZ_CALL(REAL(localtime)(t)); }
+EXPORT struct tm *localtime_r(const time_t *t, struct tm *tm) { TZ_CALL(REAL(localtime_r)(t, tm)); }
+EXPORT time_t mktime(struct tm *tm) { TZ_CALL(REAL(mktime)(tm)); }
+EXPORT time_t timelocal(struct tm *tm) { TZ_CALL(REAL(timelocal)(tm)); }
+EXPORT char *ctime(const time_t *t) { TZ_CALL(REAL(ctime)(t)); }
+EXPORT char *ctime_r(const time_t *t, char *buf) { TZ_CALL(REAL(ctime_r)(t, buf)); }
 
 /*
  * The user and group databases: glibc's nss reads /etc/nsswitch.conf and,
