@@ -2825,6 +2825,68 @@ static __attribute__((noinline)) void dl_tail_missing(const void *caller, bool m
 	free(si);
 	st__leave(&c); /* errno as on entry */
 }
+/*
+ * A bare name the caller's search (the shim's own: same_search) finds in a
+ * directory the sandbox hides must be found as if that file were not there:
+ * the loader's own open cannot be refused, so the name is looked up here
+ * first, when the policy can refuse (st__listing_filtered) and no object of
+ * that name is loaded yet.  Returns 0 to leave the name to the loader:
+ * nothing hidden comes first.  Else out holds the path to open instead (by
+ * path, judged: dlopen_path): 1, the first place of the search that holds
+ * the name and is not hidden; 2, when every place that holds it is hidden,
+ * the first of them, whose refusal is the answer (ENOENT; dlerror's message
+ * then names the bare name, as the loader's that found nothing).
+ * Not for the ld.so.cache's names outside the search's directories.
+ * Preserves errno.
+ */
+static __attribute__((noinline)) int dl_name_hidden(const char *name, bool m, Lmid_t lm, char *out)
+{
+	if (!st__listing_filtered())
+		return 0;
+	int saved = errno;
+	void *h = m ? REAL(dlmopen)(lm, name, RTLD_LAZY | RTLD_NOLOAD)
+		    : REAL(dlopen)(name, RTLD_LAZY | RTLD_NOLOAD);
+	if (h) { /* loaded already: the loader does not search */
+		REAL(dlclose)(h);
+		errno = saved;
+		return 0;
+	}
+	struct st_call c;
+	if (!st__enter(&c)) {
+		errno = saved;
+		return 0;
+	}
+	Dl_info di;
+	struct link_map *self = NULL;
+	Dl_serinfo *si = NULL;
+	size_t nlen = strlen(name);
+	if (dladdr1((const void *)dl_name_hidden, &di, (void **)&self, RTLD_DL_LINKMAP) && self)
+		si = search_of(self);
+	int instead = 0;
+	char buf[PATH_MAX];
+	for (unsigned i = si ? next_dir(si, 0) : 0; si && i < si->dls_cnt; i = next_dir(si, i + 1)) {
+		const char *d = si->dls_serpath[i].dls_name;
+		if (st__path_join(d, strlen(d), name, nlen, buf, PATH_MAX) < 0 ||
+		    ST_SYSCALL(SYS_faccessat, AT_FDCWD, buf, F_OK) != 0)
+			continue;
+		if (!st__refused(AT_FDCWD, buf, K_R, false, false)) {
+			if (instead) { /* a visible one after a hidden one */
+				memcpy(out, buf, strlen(buf) + 1);
+				instead = 1;
+			}
+			break;
+		}
+		if (!instead) { /* the first hidden one: refused if no other */
+			memcpy(out, buf, strlen(buf) + 1);
+			instead = 2;
+		}
+	}
+	free(si);
+	st__leave(&c);
+	errno = saved;
+	return instead;
+}
+
 /* what a library opened by path brought with it (its DT_NEEDED, found along its
  * own paths) is noted as after a dlopen by name */
 static void *noted(void *h)
@@ -2840,7 +2902,15 @@ EXPORT void *dlopen(const char *path, int flags)
 		return REAL(dlopen)(path, flags);
 	if (!strchr(path, '/') && same_search(__builtin_return_address(0))) {
 		/* found by the search the shim's own call makes: recorded now,
-		 * and so is a name not found */
+		 * and so is a name not found; one hidden is not found there */
+		char instead[PATH_MAX];
+		int hid = has_dst(path) ? 0 : dl_name_hidden(path, false, 0, instead);
+		if (hid == 1)
+			return noted(dlopen_path(instead, flags));
+		if (hid == 2) { /* refused (recorded), said of the bare name */
+			void *h = dlopen_path(instead, flags);
+			return h ? noted(h) : dl_refused(false, 0, path, flags);
+		}
 		void *h = REAL(dlopen)(path, flags);
 		/* dl_name_missing's dlinfo cleared dlerror's message: the
 		 * loader is asked again, for the caller's dlerror() */
@@ -2884,6 +2954,14 @@ EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 	if (lm != LM_ID_BASE)
 		atomic_store_explicit(&st__g.dlmopened, 1, memory_order_relaxed);
 	if (path && !strchr(path, '/') && same_search(__builtin_return_address(0))) {
+		char instead[PATH_MAX];
+		int hid = has_dst(path) ? 0 : dl_name_hidden(path, true, lm, instead);
+		if (hid == 1)
+			return noted(dlmopen_path(lm, instead, flags));
+		if (hid == 2) { /* refused (recorded), said of the bare name */
+			void *h = dlmopen_path(lm, instead, flags);
+			return h ? noted(h) : dl_refused(true, lm, path, flags);
+		}
 		void *h = REAL(dlmopen)(lm, path, flags);
 		if (h == NULL && !has_dst(path) && dl_name_missing(path))
 			h = REAL(dlmopen)(lm, path, flags); /* for dlerror(), as dlopen's */
