@@ -17,6 +17,7 @@
 #include <sys/un.h>
 #include <sys/auxv.h>
 #include <locale.h>
+#include <sched.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -268,7 +269,7 @@ EXPORT nl_catd catopen(const char *name, int flag)
 	if (!*name)
 		return REAL(catopen)(name, flag);
 	int saved = errno;
-	const char *loc = flag == NL_CAT_LOCALE ? setlocale(LC_MESSAGES, NULL) : getenv("LANG");
+	const char *loc = flag == NL_CAT_LOCALE ? REAL(setlocale)(LC_MESSAGES, NULL) : getenv("LANG");
 	if (!loc || !*loc || (getauxval(AT_SECURE) && strchr(loc, '/')))
 		loc = "C";
 	const char *env = getenv("NLSPATH");
@@ -445,6 +446,171 @@ EXPORT time_t mktime(struct tm *tm) { TZ_CALL(REAL(mktime)(tm)); }
 EXPORT time_t timelocal(struct tm *tm) { TZ_CALL(REAL(timelocal)(tm)); }
 EXPORT char *ctime(const time_t *t) { TZ_CALL(REAL(ctime)(t)); }
 EXPORT char *ctime_r(const time_t *t, char *buf) { TZ_CALL(REAL(ctime_r)(t, buf)); }
+
+/*
+ * Locales: setlocale and newlocale load a locale's files (LC_CTYPE, ...,
+ * LC_MESSAGES/SYS_LC_MESSAGES) with libc's internal open and map them, from
+ * each LOCPATH directory, then /usr/lib/locale (its locale-archive when
+ * LOCPATH is not set; glibc's locale/findlocale.c).  Only while LOCPATH is
+ * set (loc_loads): a LOCPATH directory
+ * the sandbox hides is a violation and, for the call, LOCPATH names a place
+ * that is never there in its stead (loc_swap), so libc goes on to the next
+ * as for a missing directory.  After a call that loaded something, the
+ * locale files the process has mapped (/proc/self/maps) are recorded, judged
+ * (a hidden file below a visible directory is a violation, not refused).
+ */
+static atomic_flag loc_lock = ATOMIC_FLAG_INIT;
+static char loc_env[4096]; /* "LOCPATH=..." for the call, under loc_lock */
+
+/* Each LOCPATH directory judged; when one is hidden, its environment entry
+ * is swapped for loc_env (held in *slot, loc_lock taken: loc_restore gives
+ * both back).  Preserves errno. */
+static char *loc_swap(char ***slot)
+{
+	*slot = NULL;
+	const char *v = getenv("LOCPATH");
+	if (!v || !*v || !st__listing_filtered())
+		return NULL;
+	struct st_call c;
+	if (!st__enter(&c))
+		return NULL;
+	char out[sizeof(loc_env)], elem[PATH_MAX];
+	size_t n = sizeof("LOCPATH=") - 1, absl = sizeof(ST_ABSENT) - 1;
+	memcpy(out, "LOCPATH=", n);
+	bool hidden = false, fits = true;
+	for (const char *p = v; *p;) {
+		const char *e = strchrnul(p, ':');
+		size_t l = (size_t)(e - p);
+		const char *put = p;
+		size_t pl = l;
+		if (l && l < sizeof(elem)) {
+			memcpy(elem, p, l);
+			elem[l] = 0;
+			struct st_acc *a = &st__tls_acc[0];
+			st__acc_init(a, AT_FDCWD, elem, K_R, false);
+			if (st__pre(a)) { /* a violation, recorded */
+				hidden = true;
+				put = ST_ABSENT;
+				pl = absl;
+			} else {
+				st__acc_done(a);
+			}
+		}
+		if (n + pl + 2 > sizeof(out)) {
+			fits = false;
+			break;
+		}
+		memcpy(out + n, put, pl);
+		n += pl;
+		if (*e)
+			out[n++] = ':';
+		p = *e ? e + 1 : e;
+	}
+	out[n] = 0;
+	char **entry = hidden && fits ? env_entry("LOCPATH") : NULL;
+	char *held = NULL;
+	if (entry) {
+		while (atomic_flag_test_and_set_explicit(&loc_lock, memory_order_acquire))
+			sched_yield();
+		memcpy(loc_env, out, n + 1);
+		held = *entry;
+		*entry = loc_env;
+		*slot = entry;
+	}
+	st__leave(&c);
+	errno = c.saved_errno;
+	return held;
+}
+static void loc_restore(char **slot, char *held)
+{
+	if (slot) {
+		*slot = held;
+		atomic_flag_clear_explicit(&loc_lock, memory_order_release);
+	}
+}
+
+/* Is this mapped file a locale's: LC_*, SYS_LC_MESSAGES, locale-archive? */
+static bool loc_file(const char *path, size_t len)
+{
+	const char *b = path + len;
+	while (b > path && b[-1] != '/')
+		b--;
+	return !strncmp(b, "LC_", 3) || !strcmp(b, "SYS_LC_MESSAGES") || !strcmp(b, "locale-archive");
+}
+
+/* Record each locale file the process has mapped (read; the arena keeps
+ * one record of each).  Raw reads of /proc/self/maps into a stack buffer:
+ * no malloc, no stdio.  Preserves errno. */
+static void loc_note(void)
+{
+	struct st_call c;
+	if (!st__enter(&c))
+		return;
+	int fd = (int)ST_SYSCALL(SYS_openat, AT_FDCWD, "/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		char buf[8192];
+		size_t have = 0;
+		for (;;) {
+			ssize_t r = ST_SYSCALL(SYS_read, fd, buf + have, sizeof(buf) - 1 - have);
+			if (r <= 0)
+				break;
+			have += (size_t)r;
+			buf[have] = 0;
+			char *line = buf, *nl;
+			while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+				*nl = 0;
+				char *path = strchr(line, '/');
+				size_t pl = path ? (size_t)(nl - path) : 0;
+				if (path && !strstr(path, " (deleted)") && loc_file(path, pl))
+					st__record_path0(AT_FDCWD, path, K_R, false, 0);
+				line = nl + 1;
+			}
+			have -= (size_t)(line - buf);
+			memmove(buf, line, have);
+			if (have >= sizeof(buf) - 1)
+				have = 0; /* a line longer than the buffer: dropped */
+		}
+		ST_SYSCALL(SYS_close, fd);
+	}
+	st__leave(&c);
+	errno = c.saved_errno;
+}
+
+/* Is this call one the wrappers look at: a locale named (not a query,
+ * NULL, nor "C" or "POSIX", which are built in) while LOCPATH is set?
+ * Without LOCPATH the files are the system's (/usr/lib/locale): not
+ * recorded, which spares the common setlocale(LC_ALL, "") of each process
+ * the read of its maps. */
+static bool loc_loads(const char *name)
+{
+	const char *v;
+	return name && strcmp(name, "C") && strcmp(name, "POSIX") && (v = getenv("LOCPATH")) && *v;
+}
+
+EXPORT char *setlocale(int category, const char *name)
+{
+	if (!loc_loads(name))
+		return REAL(setlocale)(category, name);
+	char **slot;
+	char *held = loc_swap(&slot);
+	char *r = REAL(setlocale)(category, name);
+	loc_restore(slot, held);
+	if (r && loc_loads(r))
+		loc_note();
+	return r;
+}
+EXPORT locale_t newlocale(int mask, const char *name, locale_t base)
+{
+	if (!loc_loads(name))
+		return REAL(newlocale)(mask, name, base);
+	char **slot;
+	char *held = loc_swap(&slot);
+	locale_t r = REAL(newlocale)(mask, name, base);
+	loc_restore(slot, held);
+	if (r)
+		loc_note();
+	return r;
+}
 
 /*
  * The user and group databases: glibc's nss reads /etc/nsswitch.conf and,
