@@ -1712,6 +1712,11 @@ EXPORT pid_t fork(void)
 {
 	return st__fork();
 }
+/* fork's other public name: the same wrapper */
+EXPORT pid_t __fork(void)
+{
+	return st__fork();
+}
 
 /* _Fork (glibc 2.34: a fork without the atfork handlers) is a fork as the
  * wrapper above sees one: the child starts as a forked child. */
@@ -1807,6 +1812,8 @@ static int clone_vfork_tramp(void *p)
 	st__exit_hook(r);
 	return r;
 }
+static int clone_as(int (*fn)(void *), void *stack, int flags, void *arg, pid_t *ptid, void *tls,
+		    pid_t *ctid);
 EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
 	va_list ap;
@@ -1815,6 +1822,22 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	void *tls = va_arg(ap, void *);
 	pid_t *ctid = va_arg(ap, pid_t *);
 	va_end(ap);
+	return clone_as(fn, stack, flags, arg, ptid, tls, ctid);
+}
+/* clone's other public name: the same wrapper */
+EXPORT int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	pid_t *ptid = va_arg(ap, pid_t *);
+	void *tls = va_arg(ap, void *);
+	pid_t *ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	return clone_as(fn, stack, flags, arg, ptid, tls, ctid);
+}
+static int clone_as(int (*fn)(void *), void *stack, int flags, void *arg, pid_t *ptid, void *tls,
+		    pid_t *ctid)
+{
 	st__init();
 	if (!st__g.active || st__depth || st__vchild || !fn)
 		return REAL(clone)(fn, stack, flags, arg, ptid, tls, ctid);
@@ -1964,11 +1987,12 @@ EXPORT int system(const char *cmd)
 	shell_end(old, &env);
 	return r;
 }
-EXPORT FILE *popen(const char *cmd, const char *mode)
+static FILE *popen_as(FILE *(*real)(const char *, const char *), const char *cmd,
+		      const char *mode)
 {
 	struct st_call c;
 	if (!cmd || !st__enter(&c))
-		return REAL(popen)(cmd, mode);
+		return real(cmd, mode);
 	struct st_env env;
 	bool refused;
 	char **old = shell_begin(&c, &env, &refused);
@@ -1977,9 +2001,17 @@ EXPORT FILE *popen(const char *cmd, const char *mode)
 		errno = ENOMEM;
 		return NULL;
 	}
-	FILE *r = REAL(popen)(cmd, mode);
+	FILE *r = real(cmd, mode);
 	shell_end(old, &env);
 	return r;
+}
+
+EXPORT FILE *popen(const char *cmd, const char *mode) { return popen_as(REAL(popen), cmd, mode); }
+/* popen's other public name (libio's, the same function in glibc): a
+ * program that calls it reaches no popen wrapper */
+EXPORT FILE *_IO_popen(const char *cmd, const char *mode)
+{
+	return popen_as(REAL(_IO_popen), cmd, mode);
 }
 
 /* wordexp runs /bin/sh for a command substitution ("$(...)" or a backquote)
@@ -2096,6 +2128,25 @@ EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 {
 	int st;
 	pid_t p = REAL(waitpid)(pid, status ? status : &st, options);
+	int saved = errno;
+	reaped(p, status ? status : &st);
+	errno = saved;
+	return p;
+}
+/* wait's and waitpid's other public names (glibc's aliases) */
+EXPORT pid_t __wait(int *status)
+{
+	int st;
+	pid_t p = REAL(__wait)(status ? status : &st);
+	int saved = errno;
+	reaped(p, status ? status : &st);
+	errno = saved;
+	return p;
+}
+EXPORT pid_t __waitpid(pid_t pid, int *status, int options)
+{
+	int st;
+	pid_t p = REAL(__waitpid)(pid, status ? status : &st, options);
 	int saved = errno;
 	reaped(p, status ? status : &st);
 	errno = saved;

@@ -112,6 +112,12 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, path, st_fopen_kind(mode), false, false,
 		 REAL(fopen64)(path, mode));
 }
+/* fopen's other public name (libio's, the same function in glibc) */
+EXPORT FILE *_IO_fopen(const char *path, const char *mode)
+{
+	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, path, st_fopen_kind(mode), false, false,
+		 REAL(_IO_fopen)(path, mode));
+}
 /*
  * freopen(NULL, mode, stream) reopens the stream's own file with the new mode
  * (glibc: through /proc/self/fd, an internal open).  A mode that asks for
@@ -161,6 +167,12 @@ EXPORT FILE *setmntent(const char *path, const char *mode)
 {
 	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, path, st_fopen_kind(mode), false, false,
 		 REAL(setmntent)(path, mode));
+}
+/* setmntent's other public name (glibc's alias) */
+EXPORT FILE *__setmntent(const char *path, const char *mode)
+{
+	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, path, st_fopen_kind(mode), false, false,
+		 REAL(__setmntent)(path, mode));
 }
 /* catopen: a name with a slash is the catalog's path, opened by an internal
  * call; so is each place a name without one is looked for along NLSPATH */
@@ -599,17 +611,27 @@ EXPORT char *setlocale(int category, const char *name)
 		loc_note();
 	return r;
 }
-EXPORT locale_t newlocale(int mask, const char *name, locale_t base)
+static locale_t newlocale_as(locale_t (*real)(int, const char *, locale_t), int mask,
+			     const char *name, locale_t base)
 {
 	if (!loc_loads(name))
-		return REAL(newlocale)(mask, name, base);
+		return real(mask, name, base);
 	char **slot;
 	char *held = loc_swap(&slot);
-	locale_t r = REAL(newlocale)(mask, name, base);
+	locale_t r = real(mask, name, base);
 	loc_restore(slot, held);
 	if (r)
 		loc_note();
 	return r;
+}
+EXPORT locale_t newlocale(int mask, const char *name, locale_t base)
+{
+	return newlocale_as(REAL(newlocale), mask, name, base);
+}
+/* newlocale's other public name (glibc's alias) */
+EXPORT locale_t __newlocale(int mask, const char *name, locale_t base)
+{
+	return newlocale_as(REAL(__newlocale), mask, name, base);
 }
 
 /*
@@ -1037,6 +1059,11 @@ EXPORT int statfs64(const char *path, struct statfs64 *b)
 {
 	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(statfs64)(path, b));
 }
+/* statfs's other public name (glibc's alias) */
+EXPORT int __statfs(const char *path, struct statfs *b)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(__statfs)(path, b));
+}
 EXPORT int statvfs(const char *path, struct statvfs *b)
 {
 	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(statvfs)(path, b));
@@ -1175,6 +1202,16 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 		return REAL(connect)(fd, sa, len);
 	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, ST_NOPROBE(path), K_Q, false, false,
 		 REAL(connect)(fd, sa, len));
+}
+/* connect's other public name (glibc's alias) */
+EXPORT int __connect(int fd, const struct sockaddr *sa, socklen_t len)
+{
+	char buf[SUN_MAX + 1];
+	const char *path = sun_name(sa, len, buf);
+	if (!path || !unix_socket(fd, 0))
+		return REAL(__connect)(fd, sa, len);
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, ST_NOPROBE(path), K_Q, false, false,
+		 REAL(__connect)(fd, sa, len));
 }
 EXPORT ssize_t sendto(int fd, const void *b, size_t n, int flags, const struct sockaddr *sa,
 		      socklen_t len)

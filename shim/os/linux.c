@@ -225,9 +225,12 @@ int st__arena_open(const char *name, uint64_t *size, uint64_t *blksize)
  */
 __asm__(".pushsection .text.vfork, \"ax\", @progbits\n" /* as -ffunction-sections names it: layout.ld */
 	".globl vfork\n"
+	".globl __vfork\n" /* its other public name, glibc's alias */
 	".type vfork, @function\n"
+	".type __vfork, @function\n"
 	".p2align 4\n"
 	"vfork:\n"
+	"__vfork:\n"
 #ifdef __CET__
 	"	endbr64\n"
 #endif
@@ -249,5 +252,6 @@ __asm__(".pushsection .text.vfork, \"ax\", @progbits\n" /* as -ffunction-section
 	"2:	ret\n"
 	"1:	jmp st__fork\n"
 	".size vfork, .-vfork\n"
+	".size __vfork, .-__vfork\n"
 	".popsection\n");
 #endif
