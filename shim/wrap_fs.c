@@ -472,6 +472,7 @@ EXPORT char *ctime_r(const time_t *t, char *buf) { TZ_CALL(REAL(ctime_r)(t, buf)
  * (a hidden file below a visible directory is a violation, not refused).
  */
 static atomic_flag loc_lock = ATOMIC_FLAG_INIT;
+static _Atomic bool mo_pending = true; /* see "gettext" below */
 static char loc_env[4096]; /* "LOCPATH=..." for the call, under loc_lock */
 
 /* Each LOCPATH directory judged; when one is hidden, its environment entry
@@ -550,10 +551,16 @@ static bool loc_file(const char *path, size_t len)
 	return !strncmp(b, "LC_", 3) || !strcmp(b, "SYS_LC_MESSAGES") || !strcmp(b, "locale-archive");
 }
 
-/* Record each locale file the process has mapped (read; the arena keeps
- * one record of each).  Raw reads of /proc/self/maps into a stack buffer:
- * no malloc, no stdio.  Preserves errno. */
-static void loc_note(void)
+/* Is this mapped file a message catalog: *.mo? */
+static bool mo_file(const char *path, size_t len)
+{
+	return len > 3 && !strcmp(path + len - 3, ".mo");
+}
+
+/* Record each file the process has mapped that is(path, len) picks (read;
+ * the arena keeps one record of each).  Raw reads of /proc/self/maps into
+ * a stack buffer: no malloc, no stdio.  Preserves errno. */
+static void maps_note(bool (*is)(const char *, size_t))
 {
 	struct st_call c;
 	if (!st__enter(&c))
@@ -573,7 +580,7 @@ static void loc_note(void)
 				*nl = 0;
 				char *path = strchr(line, '/');
 				size_t pl = path ? (size_t)(nl - path) : 0;
-				if (path && !strstr(path, " (deleted)") && loc_file(path, pl))
+				if (path && !strstr(path, " (deleted)") && is(path, pl))
 					st__record_path0(AT_FDCWD, path, K_R, false, 0);
 				line = nl + 1;
 			}
@@ -608,7 +615,9 @@ EXPORT char *setlocale(int category, const char *name)
 	char *r = REAL(setlocale)(category, name);
 	loc_restore(slot, held);
 	if (r && loc_loads(r))
-		loc_note();
+		maps_note(loc_file);
+	if (r && (category == LC_ALL || category == LC_MESSAGES))
+		atomic_store_explicit(&mo_pending, true, memory_order_relaxed);
 	return r;
 }
 static locale_t newlocale_as(locale_t (*real)(int, const char *, locale_t), int mask,
@@ -621,7 +630,7 @@ static locale_t newlocale_as(locale_t (*real)(int, const char *, locale_t), int 
 	locale_t r = real(mask, name, base);
 	loc_restore(slot, held);
 	if (r)
-		loc_note();
+		maps_note(loc_file);
 	return r;
 }
 EXPORT locale_t newlocale(int mask, const char *name, locale_t base)
@@ -632,6 +641,96 @@ EXPORT locale_t newlocale(int mask, const char *name, locale_t base)
 EXPORT locale_t __newlocale(int mask, const char *name, locale_t base)
 {
 	return newlocale_as(REAL(__newlocale), mask, name, base);
+}
+
+/*
+ * gettext: a message is looked up in DIR/LANG/LC_MESSAGES/DOMAIN.mo, DIR the
+ * directory bindtextdomain bound to the domain, loaded (opened and mapped)
+ * by libc's internal open on the first lookup of that domain in that
+ * language.  A bound directory the sandbox hides is a violation and is
+ * bound as a place that is never there (messages stay untranslated, as
+ * with a missing one); bindtextdomain then returns that place.  After a
+ * lookup, when the catalogs may have changed (the first lookup, or the first
+ * after a bindtextdomain, a textdomain, a setlocale of the messages, or a
+ * lookup in another domain than the last: mo_pending), the catalogs the
+ * process has mapped are recorded (at most 64 times a process: a program
+ * that switches domains at each message does not read its maps each time).
+ */
+static _Atomic int mo_scans;
+static const char *_Atomic mo_last; /* the domain of the last lookup */
+
+static void mo_after(const char *domain)
+{
+	if (domain && atomic_load_explicit(&mo_last, memory_order_relaxed) != domain) {
+		atomic_store_explicit(&mo_last, domain, memory_order_relaxed);
+		atomic_store_explicit(&mo_pending, true, memory_order_relaxed);
+	}
+	if (!atomic_load_explicit(&mo_pending, memory_order_relaxed))
+		return;
+	atomic_store_explicit(&mo_pending, false, memory_order_relaxed);
+	if (atomic_fetch_add_explicit(&mo_scans, 1, memory_order_relaxed) < 64)
+		maps_note(mo_file);
+}
+
+EXPORT char *bindtextdomain(const char *domain, const char *dir)
+{
+	atomic_store_explicit(&mo_pending, true, memory_order_relaxed);
+	struct st_call c;
+	if (!dir || !*dir || !st__listing_filtered() || !st__enter(&c))
+		return REAL(bindtextdomain)(domain, dir);
+	struct st_acc *a = &st__tls_acc[0];
+	st__acc_init(a, AT_FDCWD, dir, K_R, false);
+	bool hidden = st__pre(a) != 0; /* a violation, recorded */
+	if (!hidden)
+		st__acc_done(a);
+	st__leave(&c);
+	errno = c.saved_errno;
+	return REAL(bindtextdomain)(domain, hidden ? ST_ABSENT : dir);
+}
+EXPORT char *textdomain(const char *domain)
+{
+	if (domain)
+		atomic_store_explicit(&mo_pending, true, memory_order_relaxed);
+	return REAL(textdomain)(domain);
+}
+#define MO_LOOKUP(domain, call)                                                                    \
+	do {                                                                                       \
+		char *r_ = call;                                                                   \
+		int e_ = errno;                                                                    \
+		mo_after(domain);                                                                  \
+		errno = e_;                                                                        \
+		return r_;                                                                         \
+	} while (0)
+EXPORT char *gettext(const char *id) { MO_LOOKUP(NULL, REAL(gettext)(id)); }
+EXPORT char *dgettext(const char *domain, const char *id)
+{
+	MO_LOOKUP(domain, REAL(dgettext)(domain, id));
+}
+EXPORT char *dcgettext(const char *domain, const char *id, int category)
+{
+	MO_LOOKUP(domain, REAL(dcgettext)(domain, id, category));
+}
+/* their other public names (glibc's aliases) */
+EXPORT char *__dgettext(const char *domain, const char *id)
+{
+	MO_LOOKUP(domain, REAL(__dgettext)(domain, id));
+}
+EXPORT char *__dcgettext(const char *domain, const char *id, int category)
+{
+	MO_LOOKUP(domain, REAL(__dcgettext)(domain, id, category));
+}
+EXPORT char *ngettext(const char *id, const char *plural, unsigned long n)
+{
+	MO_LOOKUP(NULL, REAL(ngettext)(id, plural, n));
+}
+EXPORT char *dngettext(const char *domain, const char *id, const char *plural, unsigned long n)
+{
+	MO_LOOKUP(domain, REAL(dngettext)(domain, id, plural, n));
+}
+EXPORT char *dcngettext(const char *domain, const char *id, const char *plural, unsigned long n,
+			int category)
+{
+	MO_LOOKUP(domain, REAL(dcngettext)(domain, id, plural, n, category));
 }
 
 /*
