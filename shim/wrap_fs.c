@@ -17,7 +17,6 @@
 #include <sys/un.h>
 #include <sys/auxv.h>
 #include <locale.h>
-#include <sched.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -336,6 +335,7 @@ extern char **environ;
 static atomic_flag tz_lock = ATOMIC_FLAG_INIT;
 static char tz_path[PATH_MAX]; /* the last file judged, under tz_lock */
 static bool tz_hidden;	       /* ... and whether the sandbox hides it */
+static atomic_flag tz_swap = ATOMIC_FLAG_INIT; /* an environment entry swapped */
 
 /* The file tzset reads, in buf; *rel: TZ names it relative to TZDIR.
  * False when it reads none (secure mode outside the zone directories) or
@@ -413,17 +413,32 @@ static void tz_judge(char ***slot, const char **sub)
 				atomic_flag_clear_explicit(&tz_lock, memory_order_release);
 			}
 		}
-		if (hidden) {
+		/* one swap at a time (tz_swap, released by tz_restore): a second
+		 * thread's call meanwhile is a violation, not refused */
+		if (hidden &&
+		    !atomic_flag_test_and_set_explicit(&tz_swap, memory_order_acquire)) {
 			*slot = rel ? env_entry("TZDIR") : NULL;
 			*sub = "TZDIR=" ST_ABSENT;
 			if (!*slot) {
 				*slot = env_entry("TZ");
 				*sub = "TZ=:" ST_ABSENT;
 			}
+			if (!*slot)
+				atomic_flag_clear_explicit(&tz_swap, memory_order_release);
 		}
 	}
 	st__leave(&c);
 	errno = c.saved_errno;
+}
+
+static void tz_restore(char **slot, char *held)
+{
+	if (slot) {
+		int saved = errno;
+		*slot = held;
+		atomic_flag_clear_explicit(&tz_swap, memory_order_release);
+		errno = saved;
+	}
 }
 
 #define TZ_CALL(call)                                                                              \
@@ -435,8 +450,7 @@ static void tz_judge(char ***slot, const char **sub)
 		if (slot_)                                                                         \
 			*slot_ = (char *)sub_;                                                     \
 		typeof(call) r_ = call;                                                            \
-		if (slot_)                                                                         \
-			*slot_ = held_;                                                            \
+		tz_restore(slot_, held_);                                                          \
 		return r_;                                                                         \
 	} while (0)
 
@@ -449,8 +463,7 @@ EXPORT void tzset(void)
 	if (slot)
 		*slot = (char *)sub;
 	REAL(tzset)();
-	if (slot)
-		*slot = held;
+	tz_restore(slot, held);
 }
 EXPORT struct tm *localtime(const time_t *t) { TZ_CALL(REAL(localtime)(t)); }
 EXPORT struct tm *localtime_r(const time_t *t, struct tm *tm) { TZ_CALL(REAL(localtime_r)(t, tm)); }
@@ -522,9 +535,12 @@ static char *loc_swap(char ***slot)
 	out[n] = 0;
 	char **entry = hidden && fits ? env_entry("LOCPATH") : NULL;
 	char *held = NULL;
+	/* one swap at a time: a second thread's call meanwhile (or a signal
+	 * handler's, or a forked child's while the lock was taken) is a
+	 * violation, not refused; never a wait */
+	if (entry && atomic_flag_test_and_set_explicit(&loc_lock, memory_order_acquire))
+		entry = NULL;
 	if (entry) {
-		while (atomic_flag_test_and_set_explicit(&loc_lock, memory_order_acquire))
-			sched_yield();
 		memcpy(loc_env, out, n + 1);
 		held = *entry;
 		*entry = loc_env;
