@@ -72,6 +72,14 @@ extern char **environ;
  *   jump-out FIFO TARGET N: N times, a blocking open of FIFO (made here, no writer) that a
  *     SIGALRM handler siglongjmps out of (the old timeout idiom), then opens TARGET and
  *     prints "opened" or its errno's name
+ *   jump-deep FIFO TARGET N: the same, each blocking open made from a frame deeper than
+ *     the one before, and TARGET opened from a deeper one still; prints "opened",
+ *     "ENOENT", "EACCES" or the error's text
+ *   jump-nest FIFO1 FIFO2 DIR TARGET: a scandir of DIR whose selector blocks in an open of
+ *     FIFO1 (a checked call inside a forwarded one); a SIGALRM handler's scandir of DIR
+ *     (a call checked aside) blocks the same way in an open of FIFO2, and a SIGUSR1 handler (a timer's, 150 ms in) that
+ *     interrupts it opens TARGET and siglongjmps out of all three; then TARGET is opened
+ *     again; prints "handler=R main=R", R opened, ENOENT, EACCES or other
  *   spawn-chdir DIR PROG OUT, spawn-fchdir DIR PROG OUT, spawnp-chdir DIR PROG OUT: a
  *     spawn whose file actions move the child to DIR (chdir; fchdir of a descriptor),
  *     then open the relative OUT as its stdout, of the relative PROG (spawnp-chdir: found
@@ -327,6 +335,113 @@ static int jump_out(const char *fifo, const char *target, long n)
 		printf("opened\n");
 	else
 		printf("%s\n", errno == ENOENT ? "ENOENT" : strerror(errno));
+	return 0;
+}
+
+/* jump-deep: the same, each open made from a deeper frame than the one before
+ * (pad keeps each level's frame large and the recursion not a tail call) */
+static __attribute__((noinline)) int deep_open(const char *p, int flags, int d)
+{
+	volatile char pad[512];
+	pad[0] = (char)d;
+	if (d > 0) {
+		int r = deep_open(p, flags, d - 1);
+		pad[1] = pad[0];
+		return r;
+	}
+	return open(p, flags);
+}
+static void print_errno_name(int fd)
+{
+	if (fd >= 0)
+		printf("opened\n");
+	else
+		printf("%s\n", errno == ENOENT ? "ENOENT" : errno == EACCES ? "EACCES" : strerror(errno));
+}
+static int jump_deep(const char *fifo, const char *target, long n)
+{
+	unlink(fifo);
+	if (mkfifo(fifo, 0600))
+		return 2;
+	signal(SIGALRM, on_jump);
+	for (volatile long k = 0; k < n; k++) {
+		if (sigsetjmp(jump_env, 1) == 0) {
+			struct itimerval it = {{0, 0}, {0, 20000}};
+			setitimer(ITIMER_REAL, &it, NULL);
+			deep_open(fifo, O_RDONLY, (int)k + 1); /* blocks until the handler jumps */
+			return 3;
+		}
+	}
+	print_errno_name(deep_open(target, O_RDONLY, (int)n + 1));
+	return 0;
+}
+
+/* jump-nest: a handler's call interrupted by a second handler's (see the usage) */
+static const char *nest_fifo1, *nest_fifo2, *nest_target;
+static volatile sig_atomic_t nest_res = -2;
+static int nest_sel(const struct dirent *e)
+{
+	(void)e;
+	open(nest_fifo1, O_RDONLY); /* no writer: blocks, a checked call at level 2 */
+	return 1;
+}
+static const char *nest_dir;
+static int nest_sel2(const struct dirent *e)
+{
+	(void)e;
+	open(nest_fifo2, O_RDONLY); /* blocks: a nested call of the one checked aside */
+	return 1;
+}
+static void on_nest_a(int sig)
+{
+	(void)sig;
+	struct dirent **nl; /* the interrupted thread is in no malloc: its selector blocks */
+	scandir(nest_dir, &nl, nest_sel2, NULL); /* a call checked aside */
+}
+static void on_nest_b(int sig)
+{
+	(void)sig;
+	int fd = open(nest_target, O_RDONLY);
+	nest_res = fd >= 0 ? 0 : errno;
+	if (fd >= 0)
+		close(fd);
+	siglongjmp(jump_env, 1);
+}
+static int jump_nest(const char *fifo1, const char *fifo2, const char *dir, const char *target)
+{
+	nest_fifo1 = fifo1;
+	nest_fifo2 = fifo2;
+	nest_target = target;
+	nest_dir = dir;
+	unlink(fifo1);
+	unlink(fifo2);
+	if (mkfifo(fifo1, 0600) || mkfifo(fifo2, 0600))
+		return 2;
+	struct sigaction sa = {.sa_handler = on_nest_a};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	sa.sa_handler = on_nest_b;
+	sigaction(SIGUSR1, &sa, NULL);
+	timer_t t;
+	struct sigevent sev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR1};
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t))
+		return 2;
+	if (sigsetjmp(jump_env, 1) == 0) {
+		struct itimerval it = {{0, 0}, {0, 30000}};
+		setitimer(ITIMER_REAL, &it, NULL);
+		struct itimerspec ts = {{0, 0}, {0, 150000000}};
+		timer_settime(t, 0, &ts, NULL);
+		struct dirent **nl;
+		scandir(dir, &nl, nest_sel, NULL);
+		return 3;
+	}
+	int fd = open(target, O_RDONLY);
+	int main_err = fd >= 0 ? 0 : errno;
+	const char *h = nest_res == 0 ? "opened" : nest_res == ENOENT ? "ENOENT"
+					: nest_res == EACCES ? "EACCES" : "other";
+	const char *m = main_err == 0 ? "opened" : main_err == ENOENT ? "ENOENT"
+					: main_err == EACCES ? "EACCES" : "other";
+	printf("handler=%s main=%s\n", h, m);
 	return 0;
 }
 
@@ -1340,6 +1455,10 @@ int main(int argc, char **argv)
 		return 0;
 	} else if (!strcmp(c, "jump-out") && q && argc > 4) {
 		return jump_out(p, q, atol(argv[4]));
+	} else if (!strcmp(c, "jump-deep") && q && argc > 4) {
+		return jump_deep(p, q, atol(argv[4]));
+	} else if (!strcmp(c, "jump-nest") && q && argc > 5) {
+		return jump_nest(p, q, argv[4], argv[5]);
 	} else if (!strcmp(c, "sig-storm") && q && argc > 4) {
 		return sig_storm(p, q, argv[4], argc > 5 ? atol(argv[5]) : 20000);
 	} else if (!strcmp(c, "sighandler-open")) {
