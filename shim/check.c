@@ -1449,6 +1449,16 @@ bool st__listing_filtered(void)
 		(SANDTRACE_F_FENCED | SANDTRACE_F_HIDES)) != 0;
 }
 
+bool st__may_refuse(void)
+{
+	unsigned f = __atomic_load_n(&st__g.flags, __ATOMIC_RELAXED);
+	if (f & SANDTRACE_F_FENCED)
+		return true;
+	if (st__g.arena.base)
+		return !atomic_load_explicit(&st__g.trivial_policy, memory_order_relaxed);
+	return (f & SANDTRACE_F_HIDES) != 0;
+}
+
 ssize_t st__resolve_exe(struct st_acc *a, const char *path, const char **out)
 {
 	int saved = errno;

@@ -393,6 +393,16 @@ void st__libs_flush(bool all)
 		st__note_libraries();
 }
 
+/* A call of a traced process that st__enter cannot check: unrecorded (the
+ * trace says it is incomplete), and refused when the sandbox can refuse
+ * (struct st_call refuse).  Async-signal-safe; errno preserved. */
+static __attribute__((noinline)) bool unchecked(struct st_call *c)
+{
+	st__note_lost();
+	c->refuse = st__may_refuse();
+	return false;
+}
+
 /*
  * A checked call that came while this thread's own checked call runs the
  * shim's code (st__depth), or forwards at the deepest level: a signal
@@ -400,18 +410,16 @@ void st__libs_flush(bool all)
  * is judged and recorded as an outermost call.  Async-signal-safe: only
  * this thread's variables, swapped in order, with a system call (mmap) the
  * first time.  Not in a vfork child (the thread's variables are its
- * suspended parent's), nor while a call aside runs: those pass unchecked,
- * counted lost.
+ * suspended parent's), nor while a call aside runs: those cannot be checked
+ * (unchecked: refused under a sandbox that can refuse, counted lost).
  */
 static __attribute__((noinline)) bool enter_aside(struct st_call *c)
 {
 	if (atomic_load_explicit(&st__g.init, memory_order_acquire) != 2 ||
 	    !st__g.active)
 		return false;
-	if (st__aside || st__vchild) {
-		st__note_lost(); /* unchecked, unrecorded: the trace says it is incomplete */
-		return false;
-	}
+	if (st__aside || st__vchild)
+		return unchecked(c);
 	c->saved_errno = errno;
 	struct st_tls *b = aside_bufs;
 	if (!b) {
@@ -421,8 +429,7 @@ static __attribute__((noinline)) bool enter_aside(struct st_call *c)
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED) {
 			errno = c->saved_errno;
-			st__note_lost();
-			return false;
+			return unchecked(c);
 		}
 		aside_bufs = b = m;
 	}
@@ -482,6 +489,7 @@ static __attribute__((noinline)) void drop_left(uintptr_t here)
 bool st__enter(struct st_call *c)
 {
 	c->aside = false;
+	c->refuse = false;
 	if (st__depth || st__level)
 		drop_left((uintptr_t)c);
 	if (st__depth || st__level >= ST_MAX_LEVEL)
@@ -494,7 +502,7 @@ bool st__enter(struct st_call *c)
 	st__init();
 	if (!st__g.active || !st__tls()) {
 		st__depth--;
-		return false;
+		return st__g.active ? unchecked(c) : false; /* no buffers */
 	}
 	st__level++;
 	st__frame[st__level] = (uintptr_t)c;

@@ -716,11 +716,19 @@ void st__fast_post(struct st_fast *f, int err);
 struct st_call {
 	int saved_errno;
 	bool aside;           /* a call checked aside (st__aside): what follows is restored */
+	/* st__enter did not enter a call it could not check (another call aside
+	 * runs, a vfork child's handler, no buffers), counted lost, and the
+	 * sandbox can refuse (st__may_refuse): the wrapper refuses the call
+	 * without making it (wrap.h ST_UNCHECKED).  false on every other
+	 * return of st__enter: the call passes unchecked (an untraced process,
+	 * a trace-only run) */
+	bool refuse;
 	int depth, level;     /* the interrupted call's st__depth, st__level */
 	struct st_tls *bufs;  /* ... and buffers */
 };
 
-/* st__enter - true if this call is to be checked (then st__leave must follow). */
+/* st__enter - true if this call is to be checked (then st__leave must follow);
+ * false: passed unchecked, or refused when c->refuse (struct st_call). */
 bool st__enter(struct st_call *c);
 void st__leave(struct st_call *c);
 
@@ -787,6 +795,12 @@ int st__refused(int dirfd, const char *path, unsigned kind, bool nofollow, bool 
 ssize_t st__resolve_exe(struct st_acc *a, const char *path, const char **out);
 /* st__listing_filtered - may listings need filtering in this run? (cheap) */
 bool st__listing_filtered(void);
+/* st__may_refuse - can the sandbox refuse an access in this run (a fence, a
+ * policy that is not all allow, a deny or ask rule the daemon says it has)?
+ * A call the shim cannot check is then refused (struct st_call refuse).
+ * Reads st__g only (no refresh of the policy: safe in a vfork child);
+ * async-signal-safe. */
+bool st__may_refuse(void);
 
 /* st__record_path - record an access of an already absolute path (no
  * decision), e.g. a file named by a libc function after it returned, a PATH

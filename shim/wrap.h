@@ -70,7 +70,11 @@ static inline void st__probe_undo_none(int unused, ...) {}
 #define ST_PROBE_SLOT(pvar)                                                                        \
 	((const char **)(void *)_Generic(&(pvar), const char **: &(pvar), char **: &(pvar),        \
 					 default: NULL))
-#define ST_REFUSAL(type, e, slot, call)                                                            \
+#define ST_REFUSAL(type, e, slot, call) ST_REFUSAL_BY(type, e, slot, call, ST_FORWARD)
+/* ST_REFUSAL_BY(..., fwd): the probe made as fwd(call): ST_FORWARD inside an
+ * entered wrapper, ST_AS_IS in one st__enter did not enter (ST_UNCHECKED) */
+#define ST_AS_IS(expr) (expr)
+#define ST_REFUSAL_BY(type, e, slot, call, fwd)                                                    \
 	({                                                                                         \
 		int re_ = (e);                                                                     \
 		const char **pp_ = (slot);                                                         \
@@ -78,7 +82,7 @@ static inline void st__probe_undo_none(int unused, ...) {}
 		if ((re_ == ENOENT || re_ == EACCES) && !st__null(held_) && held_[0]) {            \
 			*pp_ = ST_ABSENT;                                                          \
 			errno = 0;                                                                 \
-			type pr_ = ST_FORWARD(call);                                               \
+			type pr_ = fwd(call);                                                      \
 			int pe_ = errno;                                                           \
 			*pp_ = held_;                                                              \
 			if (!ST_FAILED_RESULT(pr_))                                                \
@@ -87,6 +91,27 @@ static inline void st__probe_undo_none(int unused, ...) {}
 				re_ = pe_;                                                         \
 		}                                                                                  \
 		re_;                                                                               \
+	})
+
+/*
+ * ST_UNCHECKED(type, c, failv, e, slot, call): what a wrapper returns when
+ * st__enter(&c) did not enter: the call, made unchecked; or, when c.refuse
+ * (the call could not be checked and the sandbox can refuse: struct
+ * st_call), failv with errno e, the call not made but probed on slot as a
+ * refusal is (ST_REFUSAL; NULL: not probed).  Async-signal-safe as the call
+ * and failv are.
+ */
+#define ST_UNCHECKED(type, c, failv, e, slot, call)                                                \
+	({                                                                                         \
+		type u_;                                                                           \
+		if ((c).refuse) {                                                                  \
+			int ue_ = ST_REFUSAL_BY(type, (e), (slot), call, ST_AS_IS);                \
+			errno = ue_;                                                               \
+			u_ = failv;                                                                \
+		} else {                                                                           \
+			u_ = (call);                                                               \
+		}                                                                                  \
+		u_;                                                                                \
 	})
 
 #define ONE_PATH(type, failv, failed, fdir, fpath, kind, nofollow, empty, call)                    \
@@ -114,7 +139,7 @@ static inline void st__probe_undo_none(int unused, ...) {}
 		}                                                                                  \
 		struct st_call c_;                                                                 \
 		if (!st__enter(&c_))                                                               \
-			return call;                                                               \
+			return ST_UNCHECKED(type, c_, failv, EACCES, ST_PROBE_SLOT(fpath), call);  \
 		struct st_acc *a_ = &st__tls_acc[0];                                               \
 		st__acc_init(a_, (fdir), (fpath), (kind), (nofollow));                             \
 		a_->empty_path = (empty);                                                          \
@@ -188,8 +213,11 @@ static inline bool st__null(const void *p)
 		 * a name it cannot read (shim.h st__unreadable: (char *)-1, a kernel   \
 		 * address), empty flag or not */                                        \
 		if ((st__null(p1) ? !(e1) : st__unreadable(p1)) ||                                 \
-		    (st__null(p2) ? !(e2) : st__unreadable(p2)) || !st__enter(&c_))                \
+		    (st__null(p2) ? !(e2) : st__unreadable(p2)))                                   \
 			return call;                                                               \
+		if (!st__enter(&c_)) /* probed on the first name: looked up first */              \
+			return ST_UNCHECKED(type, c_, failv, EACCES,                               \
+					    (e1) ? NULL : ST_PROBE_SLOT(p1), call);                \
 		struct st_acc *a_ = &st__tls_acc[0], *b_ = &st__tls_acc[1];                        \
 		st__acc_init(a_, (d1), (p1), (k1), (nf1));                                         \
 		a_->empty_path = (e1);                                                             \

@@ -21,12 +21,13 @@
  */
 /* The body of readdir and readdir_r and their 64-bit twins: the next
  * entry is read until one is not hidden.  got: an entry was read (an
- * expression of r_, the call's result); name: its d_name. */
-#define READDIR_BODY(type, call, got, name)                                                        \
+ * expression of r_, the call's result); name: its d_name; failv: the
+ * call's failure (a listing that cannot be filtered: ST_UNCHECKED). */
+#define READDIR_BODY(type, failv, call, got, name)                                                 \
 	do {                                                                                       \
 		struct st_call c_;                                                                 \
 		if (!st__enter(&c_))                                                               \
-			return call;                                                               \
+			return ST_UNCHECKED(type, c_, failv, EACCES, NULL, call);                  \
 		if (!st__listing_filtered()) {                                                     \
 			st__leave(&c_);                                                            \
 			errno = c_.saved_errno;                                                    \
@@ -53,24 +54,24 @@
 
 EXPORT struct dirent *readdir(DIR *d)
 {
-	READDIR_BODY(struct dirent *, REAL(readdir)(d), r_ != NULL, r_->d_name);
+	READDIR_BODY(struct dirent *, NULL, REAL(readdir)(d), r_ != NULL, r_->d_name);
 }
 EXPORT struct dirent64 *readdir64(DIR *d)
 {
-	READDIR_BODY(struct dirent64 *, REAL(readdir64)(d), r_ != NULL, r_->d_name);
+	READDIR_BODY(struct dirent64 *, NULL, REAL(readdir64)(d), r_ != NULL, r_->d_name);
 }
 
 /* readdir_r and readdir64_r (deprecated, still used): the same filter, the
  * next entry read into the caller's buffer until one is not hidden. */
 EXPORT int readdir_r(DIR *d, struct dirent *entry, struct dirent **result)
 {
-	READDIR_BODY(int, REAL(readdir_r)(d, entry, result), r_ == 0 && result && *result,
-		     (*result)->d_name);
+	READDIR_BODY(int, (result ? (*result = NULL) : 0, EACCES), REAL(readdir_r)(d, entry, result),
+		     r_ == 0 && result && *result, (*result)->d_name);
 }
 EXPORT int readdir64_r(DIR *d, struct dirent64 *entry, struct dirent64 **result)
 {
-	READDIR_BODY(int, REAL(readdir64_r)(d, entry, result), r_ == 0 && result && *result,
-		     (*result)->d_name);
+	READDIR_BODY(int, (result ? (*result = NULL) : 0, EACCES), REAL(readdir64_r)(d, entry, result),
+		     r_ == 0 && result && *result, (*result)->d_name);
 }
 
 /*
@@ -118,6 +119,10 @@ static long dents(int how, long nr, int fd, void *buf, size_t len, off64_t *base
 {
 	struct st_call c_;
 	bool in = st__enter(&c_);
+	if (!in && c_.refuse) { /* a listing that cannot be filtered (ST_UNCHECKED) */
+		errno = EACCES;
+		return -1;
+	}
 	bool filter = in && st__listing_filtered();
 	long n;
 	int after;

@@ -998,7 +998,7 @@ EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	struct st_call c;
 	if (!st__enter(&c))
-		return REAL(execve)(path, argv, envp);
+		return ST_UNCHECKED(int, c, -1, EACCES, NULL, REAL(execve)(path, argv, envp));
 	int r = exec_checked(AT_FDCWD, path, argv, envp, 0, false, c.saved_errno);
 	int after = errno;
 	st__leave(&c);
@@ -1009,7 +1009,8 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const
 {
 	struct st_call c;
 	if (!st__enter(&c))
-		return REAL(execveat)(dirfd, path, argv, envp, flags);
+		return ST_UNCHECKED(int, c, -1, EACCES, NULL,
+				    REAL(execveat)(dirfd, path, argv, envp, flags));
 	int r = exec_checked(dirfd, path, argv, envp, flags, false, c.saved_errno);
 	int after = errno;
 	st__leave(&c);
@@ -1020,7 +1021,7 @@ EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	struct st_call c;
 	if (!st__enter(&c))
-		return REAL(fexecve)(fd, argv, envp);
+		return ST_UNCHECKED(int, c, -1, EACCES, NULL, REAL(fexecve)(fd, argv, envp));
 	int r = exec_checked(fd, "", argv, envp, AT_EMPTY_PATH, true, c.saved_errno);
 	int after = errno;
 	st__leave(&c);
@@ -1362,10 +1363,13 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	 * exec_vec_bad): libc's spawn answers as it does untraced (the
 	 * child's exec fails with EFAULT, or libc itself faults reading
 	 * argv): forwarded untouched, nothing recorded */
-	if ((file && st__unreadable(file)) || exec_vec_bad(argv) || exec_vec_bad(envp) ||
-	    !st__enter(&c))
+	if ((file && st__unreadable(file)) || exec_vec_bad(argv) || exec_vec_bad(envp))
 		return search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, envp)
 			      : REAL(posix_spawn)(pid, file, fa, attr, argv, envp);
+	if (!st__enter(&c)) /* posix_spawn returns its error */
+		return ST_UNCHECKED(int, c, EACCES, EACCES, NULL,
+				    search ? REAL(posix_spawnp)(pid, file, fa, attr, argv, envp)
+					   : REAL(posix_spawn)(pid, file, fa, attr, argv, envp));
 	/* the file actions' chdir and fchdir move where the child looks up a
 	 * relative program (and PATH entry): it is judged and probed there */
 	char cdir[PATH_MAX];
@@ -1495,8 +1499,11 @@ EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int 
 					    const char *path, int oflag, mode_t mode)
 {
 	struct st_call c;
-	if (!path || !st__enter(&c))
+	if (!path)
 		return REAL(posix_spawn_file_actions_addopen)(fa, fd, path, oflag, mode);
+	if (!st__enter(&c)) /* unchecked, refused: the child's open fails as for a refusal */
+		return REAL(posix_spawn_file_actions_addopen)(fa, fd, c.refuse ? ST_DENIED_PATH : path,
+							     oflag, mode);
 	char dir[PATH_MAX], name[PATH_MAX];
 	spawn_child_dir(fa, dir, sizeof(dir));
 	struct st_acc *a = &st__tls_acc[0];
@@ -1517,8 +1524,10 @@ EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa, 
 	/* the child's chdir is a lookup, judged here like addopen's open (from
 	 * where the actions before it leave the child) */
 	struct st_call c;
-	if (!path || !st__enter(&c))
+	if (!path)
 		return REAL(posix_spawn_file_actions_addchdir_np)(fa, path);
+	if (!st__enter(&c)) /* unchecked, refused: the child's chdir fails as for a refusal */
+		return REAL(posix_spawn_file_actions_addchdir_np)(fa, c.refuse ? ST_DENIED_PATH : path);
 	char dir[PATH_MAX], name[PATH_MAX];
 	spawn_child_dir(fa, dir, sizeof(dir));
 	struct st_acc *a = &st__tls_acc[0];
@@ -1976,8 +1985,10 @@ static void shell_end(char **old, struct st_env *env)
 EXPORT int system(const char *cmd)
 {
 	struct st_call c;
-	if (!cmd || !st__enter(&c))
+	if (!cmd)
 		return REAL(system)(cmd);
+	if (!st__enter(&c)) /* unchecked, refused: as a refused shell */
+		return ST_UNCHECKED(int, c, W_EXITCODE(127, 0), EACCES, NULL, REAL(system)(cmd));
 	struct st_env env;
 	bool refused;
 	char **old = shell_begin(&c, &env, &refused);
@@ -1991,8 +2002,10 @@ static FILE *popen_as(FILE *(*real)(const char *, const char *), const char *cmd
 		      const char *mode)
 {
 	struct st_call c;
-	if (!cmd || !st__enter(&c))
+	if (!cmd)
 		return real(cmd, mode);
+	if (!st__enter(&c)) /* unchecked, refused: as a refused shell */
+		return ST_UNCHECKED(FILE *, c, NULL, ENOMEM, NULL, real(cmd, mode));
 	struct st_env env;
 	bool refused;
 	char **old = shell_begin(&c, &env, &refused);
@@ -2021,9 +2034,10 @@ EXPORT FILE *_IO_popen(const char *cmd, const char *mode)
 EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
 {
 	struct st_call c;
-	if (!words || (flags & WRDE_NOCMD) || (!strchr(words, '`') && !strstr(words, "$(")) ||
-	    !st__enter(&c))
+	if (!words || (flags & WRDE_NOCMD) || (!strchr(words, '`') && !strstr(words, "$(")))
 		return REAL(wordexp)(words, we, flags);
+	if (!st__enter(&c)) /* unchecked, refused: as a refused shell */
+		return ST_UNCHECKED(int, c, WRDE_NOSPACE, EACCES, NULL, REAL(wordexp)(words, we, flags));
 	struct st_env env;
 	bool refused;
 	char **old = shell_begin(&c, &env, &refused);

@@ -1208,8 +1208,8 @@ EXPORT int name_to_handle_at(int dirfd, const char *path, struct file_handle *h,
 EXPORT int open_by_handle_at(int mount_fd, struct file_handle *h, int flags)
 {
 	struct st_call c;
-	if (!st__enter(&c))
-		return REAL(open_by_handle_at)(mount_fd, h, flags);
+	if (!st__enter(&c)) /* unchecked, refused: as its refusal */
+		return ST_UNCHECKED(int, c, -1, ESTALE, NULL, REAL(open_by_handle_at)(mount_fd, h, flags));
 	int probe = ST_FORWARD(REAL(open_by_handle_at)(mount_fd, h, O_PATH | O_CLOEXEC));
 	if (probe < 0) { /* the kernel's error, for the real call to give */
 		st__leave(&c);
@@ -1428,8 +1428,8 @@ static int access_w(int r, int dirfd, const char *path, int mode, int flags)
 	if (r != 0 || !(mode & W_OK))
 		return r;
 	struct st_call c;
-	if (!st__enter(&c))
-		return r;
+	if (!st__enter(&c)) /* unchecked, refused: a write would be */
+		return ST_UNCHECKED(int, c, -1, EACCES, NULL, r);
 	int e = st__refused(dirfd, path, K_W, AT_NOFOLLOW(flags), AT_EMPTY(flags));
 	st__leave(&c);
 	errno = c.saved_errno;
@@ -1761,8 +1761,10 @@ EXPORT int fremovexattr(int fd, const char *name)
 #define MKTEMP(call)                                                                               \
 	do {                                                                                       \
 		struct st_call c_;                                                                 \
-		if (!tmpl || !st__enter(&c_))                                                      \
+		if (!tmpl)                                                                         \
 			return call;                                                               \
+		if (!st__enter(&c_))                                                               \
+			return ST_UNCHECKED(int, c_, -1, EACCES, NULL, call);                      \
 		struct st_acc *a_ = &st__tls_acc[0];                                               \
 		st__acc_init(a_, AT_FDCWD, tmpl, K_W, true);                                       \
 		int e_ = st__pre(a_);                                                              \
@@ -1818,8 +1820,10 @@ EXPORT int mkostemps64(char *tmpl, int sl, int flags)
 EXPORT char *mkdtemp(char *tmpl)
 {
 	struct st_call c;
-	if (!tmpl || !st__enter(&c))
+	if (!tmpl)
 		return REAL(mkdtemp)(tmpl);
+	if (!st__enter(&c))
+		return ST_UNCHECKED(char *, c, NULL, EACCES, NULL, REAL(mkdtemp)(tmpl));
 	struct st_acc *a = &st__tls_acc[0];
 	st__acc_init(a, AT_FDCWD, tmpl, K_W, true);
 	int e = st__pre(a);
@@ -1910,7 +1914,7 @@ static bool sel_hidden(const char *name)
 		return false;
 	struct st_call c;
 	if (!st__enter(&c))
-		return false;
+		return c.refuse; /* unchecked, refused: hidden */
 	/* a name longer than PATH_MAX in a mapping (one an entry: rare) */
 	char fullb[PATH_MAX + NAME_MAX + 2], *full;
 	size_t map;
@@ -1938,7 +1942,7 @@ static int tramp_sel64(const struct dirent64 *e)
 		__typeof__(sel) sel_ = sel;                                                        \
 		struct st_call c_;                                                                 \
 		if (!st__enter(&c_))                                                               \
-			return call;                                                               \
+			return ST_UNCHECKED(int, c_, -1, EACCES, NULL, call);                      \
 		struct st_acc *a_ = &st__tls_acc[0];                                               \
 		st__acc_init(a_, (fdir), path, K_D, false);                                        \
 		int e_ = st__pre(a_);                                                              \
@@ -2046,7 +2050,7 @@ static bool walk_note(const char *p, int type)
 	st__cwd_invalidate();
 	struct st_call c;
 	if (!st__enter(&c))
-		return false;
+		return c.refuse; /* unchecked, refused: hidden */
 	/* a base the program took away: the names are judged from the cwd */
 	int base = walk_base_ours() ? tls_walk_base : AT_FDCWD;
 	bool hide = st__hidden(base, p);
@@ -2113,6 +2117,10 @@ static int tramp_ftw64(const char *p, const struct stat64 *s, int t)
 	do {                                                                                       \
 		struct st_call c_;                                                                 \
 		if (!path || !fn || !st__enter(&c_)) {                                             \
+			if (path && fn && c_.refuse) { /* ST_UNCHECKED */                          \
+				errno = EACCES;                                                    \
+				return -1;                                                         \
+			}                                                                          \
 			int r_ = call_real;                                                        \
 			st__cwd_invalidate();                                                      \
 			return r_;                                                                 \
@@ -2182,7 +2190,7 @@ EXPORT int ftw64(const char *path, __ftw64_func_t fn, int nfd)
 	do {                                                                                       \
 		struct st_call c_;                                                                 \
 		if (!st__enter(&c_))                                                               \
-			return call;                                                               \
+			return ST_UNCHECKED(FTS_T *, c_, NULL, EACCES, NULL, call);                \
 		errno = c_.saved_errno;                                                            \
 		FTS_T *r_ = ST_FORWARD(call);                                                      \
 		int after_ = errno;                                                                \
@@ -2227,8 +2235,11 @@ EXPORT FTS64 *fts64_open(char *const *argv, int options,
 				return e_;                                                         \
 			}                                                                          \
 			struct st_call c_;                                                         \
-			if (!st__enter(&c_))                                                       \
-				return e_;                                                         \
+			if (!st__enter(&c_)) { /* unchecked, refused: the walk fails */            \
+				if (c_.refuse)                                                     \
+					errno = EACCES;                                            \
+				return c_.refuse ? NULL : e_;                                      \
+			}                                                                          \
 			struct st_acc *a_ = &st__tls_acc[0];                                       \
 			bool root_ = e_->fts_level == FTS_ROOTLEVEL;                               \
 			st__acc_init(a_, AT_FDCWD, e_->fts_accpath,                                \
@@ -2335,8 +2346,15 @@ static bool glob_dir(const char *pat, int flags, char *buf, size_t cap)
 	do {                                                                                       \
 		struct st_call c_;                                                                 \
 		char dir_[PATH_MAX];                                                               \
-		if (!pattern || !pglob || !st__enter(&c_))                                         \
+		if (!pattern || !pglob)                                                            \
 			return call;                                                               \
+		if (!st__enter(&c_)) {                                                             \
+			if (!c_.refuse)                                                            \
+				return call;                                                       \
+			if (!(flags & GLOB_APPEND)) /* unchecked, refused: as a refused dir */     \
+				pglob->gl_pathc = 0, pglob->gl_pathv = NULL;                       \
+			return GLOB_NOMATCH;                                                       \
+		}                                                                                  \
 		size_t before_ = (flags & GLOB_APPEND) ? pglob->gl_pathc : 0;                      \
 		if (glob_dir(pattern, flags, dir_, sizeof(dir_))) {                                \
 			struct st_acc *a_ = &st__tls_acc[0];                                       \
@@ -2391,7 +2409,7 @@ EXPORT int chdir(const char *path)
 {
 	struct st_call c;
 	if (!st__enter(&c))
-		return REAL(chdir)(path);
+		return ST_UNCHECKED(int, c, -1, EACCES, ST_PROBE_SLOT(path), REAL(chdir)(path));
 	struct st_acc *a = &st__tls_acc[0];
 	st__acc_init(a, AT_FDCWD, path, K_Q, false);
 	int e = st__pre(a);
@@ -2423,6 +2441,8 @@ EXPORT int chroot(const char *path)
 {
 	struct st_call c;
 	if (!st__enter(&c)) {
+		if (c.refuse)
+			return ST_UNCHECKED(int, c, -1, EACCES, ST_PROBE_SLOT(path), REAL(chroot)(path));
 		int r = REAL(chroot)(path);
 		if (r == 0)
 			st__cwd_invalidate();

@@ -210,8 +210,9 @@ static long sys_io_uring(long nr, long a1, long a2, long a3, long a4, long a5, l
 			   : nr == SYS_io_uring_enter ? "io_uring_enter"
 						      : "io_uring_register";
 	struct st_call c;
-	if (!st__enter(&c))
-		return REAL(syscall)(nr, a1, a2, a3, a4, a5, a6);
+	if (!st__enter(&c)) /* unchecked, refused: as uring_refuse */
+		return ST_UNCHECKED(long, c, -1, ENOSYS, NULL,
+				    REAL(syscall)(nr, a1, a2, a3, a4, a5, a6));
 	if (uring_refuse(&c, call)) {
 		errno = ENOSYS;
 		return -1;
@@ -280,8 +281,9 @@ static void *uring_real(_Atomic(void *) *slot, const char *name)
 	do {                                                                                       \
 		st__t_##name real_ = (st__t_##name)uring_real(&st__real_##name, #name);            \
 		struct st_call c_;                                                                 \
-		if (!st__enter(&c_))                                                               \
-			return real_ ? real_ args : (errno = ENOSYS, -ENOSYS);                     \
+		if (!st__enter(&c_)) /* unchecked, refused: as uring_refuse */                    \
+			return ST_UNCHECKED(int, c_, -ENOSYS, ENOSYS, NULL,                        \
+					    real_ ? real_ args : (errno = ENOSYS, -ENOSYS));       \
 		if (uring_refuse(&c_, #name)) {                                                    \
 			errno = ENOSYS;                                                            \
 			return -ENOSYS;                                                            \

@@ -80,6 +80,9 @@ extern char **environ;
  *     (a call checked aside) blocks the same way in an open of FIFO2, and a SIGUSR1 handler (a timer's, 150 ms in) that
  *     interrupts it opens TARGET and siglongjmps out of all three; then TARGET is opened
  *     again; prints "handler=R main=R", R opened, ENOENT, EACCES or other
+ *   vfork-nest FIFO DIR TARGET: a vfork child's scandir of DIR whose selector blocks in
+ *     an open of FIFO, interrupted by a SIGALRM handler of the child's that opens TARGET
+ *     and prints "opened", "ENOENT", "EACCES" or "other", and _exits
  *   spawn-chdir DIR PROG OUT, spawn-fchdir DIR PROG OUT, spawnp-chdir DIR PROG OUT: a
  *     spawn whose file actions move the child to DIR (chdir; fchdir of a descriptor),
  *     then open the relative OUT as its stdout, of the relative PROG (spawnp-chdir: found
@@ -443,6 +446,42 @@ static int jump_nest(const char *fifo1, const char *fifo2, const char *dir, cons
 					: main_err == EACCES ? "EACCES" : "other";
 	printf("handler=%s main=%s\n", h, m);
 	return 0;
+}
+
+/* vfork-nest: the vfork child's handler (write and _exit only) */
+static void on_vnest(int sig)
+{
+	(void)sig;
+	int fd = open(nest_target, O_RDONLY);
+	const char *m = fd >= 0 ? "opened\n" : errno == ENOENT ? "ENOENT\n"
+					  : errno == EACCES ? "EACCES\n" : "other\n";
+	(void)!write(1, m, strlen(m));
+	_exit(0);
+}
+static int vfork_nest(const char *fifo, const char *dir, const char *target)
+{
+	nest_fifo1 = fifo;
+	nest_target = target;
+	unlink(fifo);
+	if (mkfifo(fifo, 0600))
+		return 2;
+	fflush(stdout);
+	pid_t pid = vfork();
+	if (pid == 0) {
+		/* the child's own copy of the handlers (no CLONE_SIGHAND), its own timer */
+		struct sigaction sa = {.sa_handler = on_vnest};
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, NULL);
+		struct itimerval it = {{0, 0}, {0, 30000}};
+		setitimer(ITIMER_REAL, &it, NULL);
+		struct dirent **nl;
+		scandir(dir, &nl, nest_sel, NULL); /* the selector blocks at level 2 */
+		_exit(3);
+	}
+	int st;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return 2;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 4;
 }
 
 /* sig-storm: the handler's part (async-signal-safe: no stdio, no malloc) */
@@ -1457,6 +1496,8 @@ int main(int argc, char **argv)
 		return jump_out(p, q, atol(argv[4]));
 	} else if (!strcmp(c, "jump-deep") && q && argc > 4) {
 		return jump_deep(p, q, atol(argv[4]));
+	} else if (!strcmp(c, "vfork-nest") && q && argc > 4) {
+		return vfork_nest(p, q, argv[4]);
 	} else if (!strcmp(c, "jump-nest") && q && argc > 5) {
 		return jump_nest(p, q, argv[4], argv[5]);
 	} else if (!strcmp(c, "sig-storm") && q && argc > 4) {

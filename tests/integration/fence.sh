@@ -1208,4 +1208,27 @@ for n in 1 2 4 6; do
 	out=$(cd "$W/in" && "$ST" run --fence --policy "$W/policy" -- "$DRV" jump-out "$W/in/fifo-$n" "$W/out/secret" $n)
 	check "after $n siglongjmps out of a blocked open, a hidden file is still hidden (got: $out)" test "$out" = ENOENT
 done
+# a second handler's open that interrupts a call checked aside (a handler's scandir, whose
+# selector blocks, while the thread's own selector blocks) cannot be checked: it passed
+# unchecked (the hidden file opened); under a sandbox that can refuse it is refused now
+# (EACCES), counted lost; its siglongjmp out of all of them leaves no state behind
+R=$W/nest.jsonl
+out=$(cd "$W/in" && "$ST" run --fence --policy "$W/policy" --report "$R" -- "$DRV" jump-nest "$W/in/nf1" "$W/in/nf2" "$W/in" "$W/out/secret")
+check "a doubly nested handler's open of a hidden file is refused, and the hidden file stays hidden after the jump (got: $out)" \
+	test "$out" = "handler=EACCES main=ENOENT"
+check "... the call counted lost: the report says it is incomplete" test "$(summary_field "$R" complete)" = false
+# the same under a deny rule, no fence: the call that cannot be checked is refused
+printf 'deny read %s\n' "$W/out" > "$W/deny-out"
+out=$(cd "$W/in" && "$ST" run --policy "$W/deny-out" -- "$DRV" jump-nest "$W/in/nf1" "$W/in/nf2" "$W/in" "$W/out/secret")
+check "... under a deny rule too (got: $out)" test "$out" = "handler=EACCES main=ENOENT"
+# a handler's open in a vfork child, interrupting a nested call (its selector's blocked
+# open) before the child's exec, cannot be checked (the thread's variables are the
+# suspended parent's): it passed unchecked; refused now
+out=$(cd "$W/in" && "$ST" run --fence --policy "$W/policy" -- "$DRV" vfork-nest "$W/in/vf" "$W/in" "$W/out/secret")
+check "a vfork child's handler's open of a hidden file is refused (got: $out)" test "$out" = EACCES
+# trace only: nothing can be refused, the call passes unchecked, counted lost
+R=$W/nest-t.jsonl
+out=$(cd "$W/in" && "$ST" run --report "$R" -- "$DRV" jump-nest "$W/in/nf1" "$W/in/nf2" "$W/in" "$W/out/secret")
+check "... trace only: it passes (got: $out)" test "$out" = "handler=opened main=opened"
+check "... and the report says the trace is incomplete" test "$(summary_field "$R" complete)" = false
 done_
