@@ -450,6 +450,18 @@ static __attribute__((noinline)) bool enter_aside(struct st_call *c)
 	return true;
 }
 
+/* The aside call is left without its st__leave: the interrupted call's
+ * state back, as st__leave would put it.  Async-signal-safe. */
+static void drop_aside(void)
+{
+	st__tls_bufs = aside_saved.bufs;
+	st__depth = aside_saved.depth;
+	st__level = aside_saved.level;
+	memcpy(st__frame, aside_saved_frame, sizeof st__frame);
+	atomic_signal_fence(memory_order_seq_cst);
+	st__aside = false;
+}
+
 /*
  * A call that finds the thread inside the shim's code or inside another
  * checked call: is that call still running?  A signal handler that
@@ -472,18 +484,78 @@ static __attribute__((noinline)) void drop_left(uintptr_t here)
 	stack_t ss;
 	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK))
 		return;
-	if (st__aside && here >= aside_frame) {
-		st__tls_bufs = aside_saved.bufs;
-		st__depth = aside_saved.depth;
-		st__level = aside_saved.level;
-		memcpy(st__frame, aside_saved_frame, sizeof st__frame);
-		atomic_signal_fence(memory_order_seq_cst);
-		st__aside = false;
-	}
+	if (st__aside && here >= aside_frame)
+		drop_aside();
 	while (st__level > 0 && here >= st__frame[st__level]) {
 		st__level--;
 		st__depth = 0; /* the call below it was forwarding, or none is left */
 	}
+}
+
+/* The stack pointer a longjmp to env returns to, or 0 when it cannot be
+ * told.  glibc on x86-64 keeps it in __jmpbuf[6] (JB_RSP) mangled
+ * (PTR_MANGLE: xor with the thread's pointer guard, %fs:0x30 in its
+ * tcbhead_t, then a rotation left by 17): an ABI of glibc's own, not a
+ * documented interface, so it is checked once against a setjmp made here
+ * (jmp_abi) and not used when that does not come out as this frame. */
+static uintptr_t jmp_sp_raw(const struct __jmp_buf_tag *env)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+	uintptr_t v = (uintptr_t)env->__jmpbuf[6], guard;
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	return ((v >> 17) | (v << 47)) ^ guard;
+#else
+	(void)env;
+	return 0;
+#endif
+}
+static _Atomic int jmp_abi; /* 0 not checked yet, 1 jmp_sp_raw holds, -1 it does not */
+static __attribute__((noinline)) int jmp_abi_check(void)
+{
+	jmp_buf jb;
+	if (_setjmp(jb) != 0) /* never jumped to */
+		return -1;
+	uintptr_t sp = jmp_sp_raw(jb), at = (uintptr_t)&jb;
+	return sp && sp <= at && at - sp < 4096 ? 1 : -1;
+}
+static uintptr_t jmp_sp(const struct __jmp_buf_tag *env)
+{
+	int ok = atomic_load_explicit(&jmp_abi, memory_order_relaxed);
+	if (!ok) {
+		ok = jmp_abi_check();
+		atomic_store_explicit(&jmp_abi, ok, memory_order_relaxed);
+	}
+	return ok > 0 ? jmp_sp_raw(env) : 0;
+}
+
+void st__jump_out(const struct __jmp_buf_tag *env)
+{
+	if (!st__aside && !st__level)
+		return;
+	uintptr_t to = jmp_sp(env);
+	if (!to)
+		return;
+	int saved = errno;
+	/* a frame is unwound when it is below the target on the same stack, or
+	 * on the alternate signal stack when the target is not (the jump
+	 * leaves that stack's handler whole); a frame on another stack than the
+	 * alternate one is never unwound by a jump to the alternate one */
+	uintptr_t lo = 0, hi = 0;
+	stack_t ss;
+	if (sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE)) {
+		lo = (uintptr_t)ss.ss_sp;
+		hi = lo + ss.ss_size;
+	}
+	bool to_alt = to >= lo && to < hi;
+#define UNWOUND(f) (((f) >= lo && (f) < hi) == to_alt ? (f) < to : !to_alt)
+	if (st__aside && UNWOUND(aside_frame))
+		drop_aside();
+	while (st__level > 0 && UNWOUND(st__frame[st__level])) {
+		st__level--;
+		st__depth = 0; /* the call below it was forwarding, or none is left */
+	}
+#undef UNWOUND
+	errno = saved;
 }
 
 bool st__enter(struct st_call *c)

@@ -21,6 +21,7 @@
 #include <shadow.h>
 #include <pty.h>
 #include <semaphore.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdatomic.h>
@@ -448,6 +449,20 @@ extern __thread int st__level;
  * wrapper's frame: one at or above a new call's has been left by a
  * siglongjmp (init.c drop_left) */
 extern __thread uintptr_t st__frame[ST_MAX_LEVEL + 1];
+/*
+ * st__jump_out - a longjmp (any of glibc's names: wrap_sys.c) to env is about
+ * to be made: drop the state of every checked call of this thread whose
+ * frame (st__frame, the aside call's) it unwinds, as each call's st__leave
+ * would have, so that what the thread calls next is an outermost call again
+ * (or nested in the calls still running).  Where the stack pointer env
+ * holds can be read (glibc on x86-64: mangled with the thread's pointer
+ * guard, checked once against a setjmp of the shim's own), and only then;
+ * elsewhere, or after a jump no wrapper saw (setcontext, an exception), the
+ * state stays until drop_left (init.c) drops it, and a call that cannot be
+ * checked meanwhile is refused under a policy that can refuse (st__enter,
+ * struct st_call refuse).  Async-signal-safe.
+ */
+void st__jump_out(const struct __jmp_buf_tag *env);
 /*
  * st__aside - this thread runs a checked call that came while its own
  * checked call was inside the shim's code (st__depth), or forwarding at

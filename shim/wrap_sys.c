@@ -591,3 +591,16 @@ EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)
 	st__resolve_all();
 	return REAL(pthread_create)(th, attr, fn, arg);
 }
+
+/* ---- jumps: longjmp and its names (shim.h st__jump_out) ---- */
+#define JUMP(name)                                                                                 \
+	EXPORT void name(struct __jmp_buf_tag env[1], int val)                                    \
+	{                                                                                          \
+		st__jump_out(env);                                                                 \
+		REAL(name)(env, val);                                                              \
+		__builtin_unreachable();                                                           \
+	}
+JUMP(longjmp)
+JUMP(_longjmp)
+JUMP(siglongjmp)
+JUMP(__longjmp_chk)

@@ -72,9 +72,10 @@ extern char **environ;
  *   jump-out FIFO TARGET N: N times, a blocking open of FIFO (made here, no writer) that a
  *     SIGALRM handler siglongjmps out of (the old timeout idiom), then opens TARGET and
  *     prints "opened" or its errno's name
- *   jump-deep FIFO TARGET N: the same, each blocking open made from a frame deeper than
- *     the one before, and TARGET opened from a deeper one still; prints "opened",
- *     "ENOENT", "EACCES" or the error's text
+ *   jump-deep FIFO TARGET N [NAME]: the same, each blocking open made from a frame deeper
+ *     than the one before, and TARGET opened from a deeper one still, the handler jumping
+ *     by NAME (siglongjmp, longjmp, _longjmp, __longjmp_chk; siglongjmp when not given);
+ *     prints "opened", "ENOENT", "EACCES" or the error's text
  *   jump-nest FIFO1 FIFO2 DIR TARGET: a scandir of DIR whose selector blocks in an open of
  *     FIFO1 (a checked call inside a forwarded one); a SIGALRM handler's scandir of DIR
  *     (a call checked aside) blocks the same way in an open of FIFO2, and a SIGUSR1 handler (a timer's, 150 ms in) that
@@ -361,12 +362,28 @@ static void print_errno_name(int fd)
 	else
 		printf("%s\n", errno == ENOENT ? "ENOENT" : errno == EACCES ? "EACCES" : strerror(errno));
 }
-static int jump_deep(const char *fifo, const char *target, long n)
+/* glibc's fortified name of the three (what _FORTIFY_SOURCE makes of them) */
+extern void __longjmp_chk(sigjmp_buf env, int val) __attribute__((noreturn));
+static const char *jump_name = "siglongjmp";
+static void on_jump_named(int sig)
+{
+	(void)sig;
+	if (!strcmp(jump_name, "longjmp"))
+		longjmp(jump_env, 1);
+	if (!strcmp(jump_name, "_longjmp"))
+		_longjmp(jump_env, 1);
+	if (!strcmp(jump_name, "__longjmp_chk"))
+		__longjmp_chk(jump_env, 1);
+	siglongjmp(jump_env, 1);
+}
+static int jump_deep(const char *fifo, const char *target, long n, const char *name)
 {
 	unlink(fifo);
 	if (mkfifo(fifo, 0600))
 		return 2;
-	signal(SIGALRM, on_jump);
+	if (name)
+		jump_name = name;
+	signal(SIGALRM, on_jump_named);
 	for (volatile long k = 0; k < n; k++) {
 		if (sigsetjmp(jump_env, 1) == 0) {
 			struct itimerval it = {{0, 0}, {0, 20000}};
@@ -1495,7 +1512,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(c, "jump-out") && q && argc > 4) {
 		return jump_out(p, q, atol(argv[4]));
 	} else if (!strcmp(c, "jump-deep") && q && argc > 4) {
-		return jump_deep(p, q, atol(argv[4]));
+		return jump_deep(p, q, atol(argv[4]), argc > 5 ? argv[5] : NULL);
 	} else if (!strcmp(c, "vfork-nest") && q && argc > 4) {
 		return vfork_nest(p, q, argv[4]);
 	} else if (!strcmp(c, "jump-nest") && q && argc > 5) {

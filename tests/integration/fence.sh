@@ -1208,6 +1208,22 @@ for n in 1 2 4 6; do
 	out=$(cd "$W/in" && "$ST" run --fence --policy "$W/policy" -- "$DRV" jump-out "$W/in/fifo-$n" "$W/out/secret" $n)
 	check "after $n siglongjmps out of a blocked open, a hidden file is still hidden (got: $out)" test "$out" = ENOENT
 done
+# the same jumps, each blocked open (and the last, of the hidden file) made from a deeper
+# frame than the one before: the state of the calls jumped out of stayed (a deeper call
+# looks nested in them), the fourth call passed unchecked and the hidden file opened.  The
+# jump (every name glibc gives it) drops the state of the calls it unwinds (init.c
+# st__jump_out, which reads glibc's mangled stack pointer: x86-64 only; elsewhere a call
+# that cannot be checked is refused, EACCES, and the driver's later blocking open with it)
+for nm in siglongjmp longjmp _longjmp __longjmp_chk; do
+	for n in 4 6; do
+		out=$(cd "$W/in" && "$ST" run --fence --policy "$W/policy" -- "$DRV" jump-deep "$W/in/fifo-d$n" "$W/out/secret" $n $nm)
+		if [ "$(uname -m)" = x86_64 ]; then
+			check "after $n ${nm}s out of blocked opens from ever deeper frames, a hidden file is still hidden (got: $out)" test "$out" = ENOENT
+		else
+			check "after $n ${nm}s out of blocked opens from ever deeper frames, a hidden file never opens (got: $out)" test "$out" != opened
+		fi
+	done
+done
 # a second handler's open that interrupts a call checked aside (a handler's scandir, whose
 # selector blocks, while the thread's own selector blocks) cannot be checked: it passed
 # unchecked (the hidden file opened); under a sandbox that can refuse it is refused now
