@@ -118,7 +118,8 @@ void st__summary_free(struct st__summary *s);
 #define ST_LOST_REASON                                                                         \
 	"%llu record(s) or request(s) lost: a traced process could not reach the daemon (its " \
 	"connection broken, the daemon dead or not answering), or could not check or record "  \
-	"a call of a signal handler that interrupted the shim, or name a file reached from a " \
+	"a call of a signal handler that interrupted the shim (refused when the sandbox can "  \
+	"refuse, passed unchecked in a trace-only run), or name a file reached from a "        \
 	"working directory deeper than 2 x PATH_MAX; what they record is missing from the "   \
 	"report, and what they asked was decided without the daemon"
 

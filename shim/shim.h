@@ -477,8 +477,10 @@ void st__jump_out(const struct __jmp_buf_tag *env);
  * (never used aside: a request is answered as if the daemon were lost,
  * a record that the log cannot take is counted lost), the pending
  * libraries (noted by the next ordinary call).  One aside call at a time:
- * a call that comes while it runs the shim's code passes unchecked and
- * is counted lost (st__note_lost), and so does one in a vfork child.
+ * a call that comes while it runs the shim's code (or forwards its deepest
+ * level) cannot be checked, nor can one in a vfork child: counted lost
+ * (st__note_lost), refused under a sandbox that can refuse, else passed
+ * (struct st_call refuse).
  */
 extern __thread bool st__aside;
 /* st__note_lost - a record (or a call) that the trace will not have: the
@@ -690,7 +692,7 @@ extern __thread struct st_logtls st__logtls;
 extern __thread bool st__ctor_thread;
 
 /* st__tls - this thread's buffers, or NULL when they cannot be mapped (the
- * call then passes through unchecked). */
+ * call then cannot be checked: struct st_call refuse). */
 struct st_tls *st__tls(void);
 /* the thread's buffers if it has any yet (st__tls makes them), else NULL */
 extern __thread struct st_tls *st__tls_bufs;
