@@ -675,13 +675,25 @@ EXPORT locale_t __newlocale(int mask, const char *name, locale_t base)
 static _Atomic int mo_scans;
 static const char *_Atomic mo_last; /* the domain of the last lookup */
 
+/* The messages' locale is "C" or "POSIX" for the whole process: libc loads
+ * no catalog (and ignores LANGUAGE), so there is nothing to read the maps
+ * for.  A thread with a locale of its own (uselocale) is not asked about. */
+static bool mo_c_locale(void)
+{
+	if (uselocale((locale_t)0) != LC_GLOBAL_LOCALE)
+		return false;
+	const char *l = REAL(setlocale)(LC_MESSAGES, NULL); /* a query: no lock, no file */
+	return l && (st__streq(l, "C") || st__streq(l, "POSIX"));
+}
+
 static void mo_after(const char *domain)
 {
 	if (domain && atomic_load_explicit(&mo_last, memory_order_relaxed) != domain) {
 		atomic_store_explicit(&mo_last, domain, memory_order_relaxed);
 		atomic_store_explicit(&mo_pending, true, memory_order_relaxed);
 	}
-	if (!atomic_load_explicit(&mo_pending, memory_order_relaxed))
+	/* still pending in the C locale: a setlocale later may load catalogs */
+	if (!atomic_load_explicit(&mo_pending, memory_order_relaxed) || mo_c_locale())
 		return;
 	atomic_store_explicit(&mo_pending, false, memory_order_relaxed);
 	if (atomic_fetch_add_explicit(&mo_scans, 1, memory_order_relaxed) < 64)
