@@ -807,6 +807,11 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 		HASH_FIND(hh, d->execs, key, klen, x);
 		if (x != NULL)
 			x->runs++;
+		/* a program the preload cannot follow, run by this name after
+		 * the record was made (another process's exec of the name went
+		 * first, and failed): the record says so, unless written already */
+		if (x != NULL && !x->written && !x->r.untraced && (a->flags & SANDTRACE_AF_UNTRACED))
+			x->r.untraced = a->aux ? a->aux : 3u;
 	}
 	if (rc > 0) {
 		struct st__access_rec r = {

@@ -700,6 +700,38 @@ static int note_second(const char *path, unsigned kind, const char *dir, struct 
 	return 0;
 }
 
+/* The record of an exec of a program the preload cannot follow (why: the
+ * reason), path[0..len) as its X record names it. */
+static void send_untraced(const char *path, size_t len, unsigned why)
+{
+	struct sandtrace_access acc = {.kind = K_X, .flags = SANDTRACE_AF_UNTRACED, .aux = why,
+				       .path_len = (uint32_t)len};
+	st__send_access(&acc, path, len, NULL, 0);
+}
+
+/*
+ * The same for the absolute path (or a relative one, taken from the cwd)
+ * as spelled: named by what it resolves to, as the exec's X record and the
+ * kernel's /proc/PID/exe name it (a program run through a symlink: X of the
+ * target, Q of the link, note_link), never by the spelling beside it.  The
+ * exec's own check leaves its access unresolved when a cached verdict
+ * answered it: resolved here, in the second access slot (free: the
+ * interpreter's note comes after).  The spelling only when it cannot be
+ * resolved (a /proc magic link): false then, which its amendment must say
+ * (st__exec_failed's spelled).  Only for an untraced program: rare.
+ */
+static bool send_untraced_resolved(const char *path, unsigned why)
+{
+	const char *r;
+	ssize_t n = path[0] == '/' ? st__resolve_exe(&st__tls_acc[1], path, &r) : -1;
+	if (n > 0) {
+		send_untraced(r, (size_t)n, why);
+		return true;
+	}
+	send_untraced(path, strlen(path), why);
+	return false;
+}
+
 /* Report an exec that is about to happen (or a spawn): the program (open on
  * fd; -1: could not be opened; PROBE_OPEN_HERE: open it by its absolute
  * name), its #! interpreter, and whether the preload can follow it.  a has
@@ -744,11 +776,13 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 	else if (own >= 0)
 		ST_SYSCALL(SYS_close, own);
 	if (why) {
-		struct sandtrace_access acc = {.kind = K_X, .flags = SANDTRACE_AF_UNTRACED,
-					       .aux = why, .path_len = (uint32_t)strlen(path)};
-		st__send_access(&acc, path, acc.path_len, NULL, 0);
 		sent->why = why;
-		sent->why_spelled = !a->resolved;
+		if (a->resolved && st__rpath_resolved(a)) {
+			send_untraced(a->rpath, a->rpath_len, why);
+			sent->why_spelled = false;
+		} else {
+			sent->why_spelled = !send_untraced_resolved(path, why);
+		}
 	}
 	st__post(a, 0);
 	sent->prog = a->sent;

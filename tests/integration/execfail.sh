@@ -76,7 +76,7 @@ static=; gcc -static -o st p.c 2>/dev/null && cp st stnoexec && chmod 644 stnoex
 # alone takes a second on a busy VM).  expect REPORT NAME ERR [UNTRACED]: the X record of
 # $W/NAME has err ERR ("none": no X record); with UNTRACED "none", no untraced program is
 # claimed (an access record, a process record, the summary's count) and the run is
-# complete; with "some", one is.
+# complete; with "some", one is, and the X record says so.  ERR "N": an N record of NAME.
 : > expect.txt
 expect() {
 	case $2 in /*) p=$2 ;; *) p=$W/$2 ;; esac
@@ -143,6 +143,21 @@ for mode in "" --no-cache "--fence --policy fence.policy"; do
 	out=$("$ST" run $mode --report r$n.jsonl -- sh -c './xf execve ./later; chmod 755 later; ./xf execve ./later; echo ran' 2>/dev/null | tr '\n' ' ')
 	check "$tag another process runs what one failed to: the calls (got: $out)" test "$out" = "EACCES ran "
 	expect r$n.jsonl later 0 "" "$tag another process runs what one failed to: the X record has no error"
+	# the same with a static program, run by its name or by a symlink: its untraced record is
+	# the X record of what the link leads to (as a traced program's), so the second exec is
+	# counted as a run of the record the first one amended, and the link is a query, never
+	# an exec; and a static program put where an exec failed (ENOEXEC) by a program the
+	# preload follows: the record says the program that ran was untraced
+	[ -n "$static" ] && for via in slater slink replaced; do
+		n=$((n+1))
+		rm -f slater slink; cp st slater; chmod 644 slater; ln -s slater slink
+		fix="chmod 755 slater" want=EACCES
+		[ $via = replaced ] && { cp junk slater; chmod 755 slater; via=slater fix="cp st slater" want=ENOEXEC; }
+		out=$("$ST" run $mode --report r$n.jsonl -- sh -c "./xf execve ./$via; $fix; ./xf execve ./$via" 2>/dev/null | tr '\n' ' ')
+		check "$tag another process runs the static program one failed to ($via, $want): the calls (got: $out)" test "$out" = "$want ran "
+		expect r$n.jsonl slater 0 some "$tag another process runs the static program one failed to ($via, $want): the X record has no error, untraced"
+		expect r$n.jsonl slink none "" "$tag another process runs the static program one failed to ($via, $want): no X record of the link"
+	done
 	# an exec that runs is still one (and a static one still untraced)
 	n=$((n+1))
 	out=$("$ST" run $mode --report r$n.jsonl -- ./xf execve ./ok 2>/dev/null)
@@ -160,12 +175,15 @@ python3 - expect.txt > results.txt <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
     rep, path, err, untr, desc = line.rstrip("\n").split("\t")
-    e, n, complete = "none", 0, None
+    e, n, complete, xu, nrec = "none", 0, None, False, False
     for l in open(rep):
         r = json.loads(l)
         t = r.get("type")
         if t == "access" and r["kind"] == "X" and r["path"] == path:
             e = str(r["err"])
+            xu = bool(r.get("untraced"))
+        if t == "access" and r["kind"] == "N" and r["path"] == path:
+            nrec = True
         if t == "access" and r.get("untraced"):
             n += 1
         if t == "process" and r.get("traced") is False:
@@ -173,11 +191,11 @@ for line in open(sys.argv[1]):
         if t == "summary":
             n += r.get("untraced", 0)
             complete = r.get("complete")
-    good = e == err
+    good = nrec if err == "N" else e == err
     if untr == "none":
         good = good and n == 0 and complete is True
     elif untr == "some":
-        good = good and n > 0
+        good = good and n > 0 and xu
     print("%s\t%s (got: err %s, %d untraced, complete %s)" % ("ok" if good else "FAIL", desc, e, n, complete))
 PY
 while IFS='	' read -r res desc; do

@@ -35,6 +35,28 @@ pid = os.posix_spawnp("st", ["st"], os.environ); sys.exit(os.waitpid(pid, 0)[1])
 		test "$(untraced_why r1p.jsonl st)" = static
 	check "posix_spawnp past a directory in PATH: the directory is not an exec" \
 		sh -c "! \"$ST\" report --list r1p.jsonl | grep -qxF 'X	$W/pa/st'"
+	# run by a symlink, twice (the second exec's verdict is a cache hit, which does not
+	# resolve), by exec and by posix_spawn: recorded as a traced program is, X of what the
+	# link leads to (untraced) and Q of the link, never an X record of the link's name;
+	# the untraced image named as the kernel names it
+	ln -sf st stlink
+	printf 'allow any %s\n' "$W" > lk.policy
+	printf 'allow read /usr\nallow exec /usr\nallow read /etc\nallow read /proc\nallow read /dev\nallow any /dev/null\n' >> lk.policy
+	for mode in "" --no-cache "--fence --policy lk.policy"; do
+		out=$("$ST" run $mode --report rl.jsonl -- sh -c './stlink; ./stlink; python3 -c "import os,sys
+pid = os.posix_spawn(\"./stlink\", [\"stlink\"], os.environ); sys.exit(os.waitpid(pid, 0)[1])"' 2>/dev/null | tr '\n' ' ')
+		check "static by a symlink ($mode): output unchanged (got: $out)" test "$out" = "hi hi hi "
+		check "static by a symlink ($mode): X of the target, untraced" \
+			test "$(untraced_why rl.jsonl st)" = static
+		check "static by a symlink ($mode): Q of the link" has Q "$W/stlink" rl.jsonl
+		check "static by a symlink ($mode): no X record of the link" \
+			sh -c "! \"$ST\" report --list rl.jsonl | grep -qxF 'X	$W/stlink'"
+		check "static by a symlink ($mode): each image's executable is the target" python3 -c '
+import json, sys
+exes = [r.get("exe") for r in map(json.loads, open(sys.argv[1]))
+        if r.get("type") == "process" and r.get("traced") is False]
+sys.exit(0 if len(exes) == 3 and set(exes) == {sys.argv[2]} else print(exes) or 1)' rl.jsonl "$W/st"
+	done
 }
 # the dynamic loader run as a program (`ld.so PROG`, as ldd runs it) has no PT_INTERP,
 # like a static program, but it reads LD_PRELOAD and PROG runs traced: it was reported
