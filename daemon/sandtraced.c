@@ -809,7 +809,8 @@ static void record_path(struct daemon *d, struct client *c, const struct sandtra
 			x->runs++;
 		/* a program the preload cannot follow, run by this name after
 		 * the record was made (another process's exec of the name went
-		 * first, and failed): the record says so, unless written already */
+		 * first, and failed; a #! interpreter's untraced record follows
+		 * its X record): the record says so, unless written already */
 		if (x != NULL && !x->written && !x->r.untraced && (a->flags & SANDTRACE_AF_UNTRACED))
 			x->r.untraced = a->aux ? a->aux : 3u;
 	}

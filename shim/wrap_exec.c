@@ -651,10 +651,18 @@ struct exec_sent {
 	bool prog;          /* the program's X record */
 	unsigned why;       /* its untraced record: the reason (0: none) */
 	bool why_spelled;   /* ... named by its absolute spelling, not resolved */
-	bool second;        /* the X record of the interpreter or of the program the
-			     * loader runs (note_second) */
-	const char *second_name; /* ... its name, and where it is looked up from */
-	const char *second_dir;
+	bool second;        /* the X record of the program the loader runs (note_second) */
+	const char *second_name; /* ... its name */
+	const char *second_dir;  /* where it and the interpreters are looked up from */
+	/* the #! interpreters (interp_chain): the first one's name (the
+	 * caller's buffer; the others are read again from each one's #! line),
+	 * bit i of chain: the X record of the (i+1)-th, and the untraced record
+	 * of the last one, a program the preload cannot follow (its reason,
+	 * its level, and whether it was named as spelled) */
+	const char *interp;
+	unsigned chain;
+	unsigned chain_why, chain_why_at;
+	bool chain_why_spelled;
 };
 
 /* Did an exec of this process fail since its image started?  Then its
@@ -679,7 +687,7 @@ static bool exec_failed_here(void)
  * the cwd of the process that execs: a spawn's child's, after its file
  * actions' chdir, spawn_child_dir's), or from the cwd when dir is "" or
  * the two do not fit.  Uses the second access slot. */
-static int note_second(const char *path, unsigned kind, const char *dir, struct exec_sent *sent)
+static int note_second(const char *path, unsigned kind, const char *dir, bool *xsent)
 {
 	char joined[PATH_MAX];
 	path = spawn_child_name(dir, path, joined, sizeof(joined));
@@ -693,8 +701,7 @@ static int note_second(const char *path, unsigned kind, const char *dir, struct 
 	}
 	bool there = st__at_abs(SYS_faccessat, path, F_OK, 0) == 0;
 	st__post(b, there ? 0 : ENOENT);
-	if (there && kind == K_X && b->sent)
-		sent->second = true;
+	*xsent = there && kind == K_X && b->sent;
 	if (there && kind == K_X)
 		note_link(b); /* b->path is the caller's: slot 1 may take it again */
 	return 0;
@@ -730,6 +737,78 @@ static bool send_untraced_resolved(const char *path, unsigned why)
 	}
 	send_untraced(path, strlen(path), why);
 	return false;
+}
+
+/* How many #! interpreters one exec may open: the kernel runs an
+ * interpreter that is a script by that one's interpreter, and gives up with
+ * ELOOP after the sixth (fs/exec.c, exec_binprm's depth). */
+#define ST_INTERP_MAX 6
+
+/*
+ * The #! interpreters an exec runs: first (the program's #! line, from
+ * probe_exec), then each one's own while it is a script too (the kernel
+ * opens each in turn, and fails the exec with ENOENT or EACCES at the first
+ * that is missing or not executable).  Each is an exec of its own, judged
+ * and recorded (note_second: one the sandbox hides fails the exec as a
+ * missing one does, ENOENT; one missing is a failed lookup, N, which ends
+ * the chain); the last, when it is a program the preload cannot follow
+ * (static, set-id, ...), is reported untraced as a program is.  With undo
+ * 0 (before the exec) it records, into s, and returns 0, the refusal's
+ * errno, and in *why the untraced reason (0: none).  With undo an errno
+ * (after an exec that returned with it) it reads the chain again and sends
+ * the amendment of each record s says this exec sent (s is read only
+ * then): a failed exec only.
+ * dir: where the new image looks a relative interpreter up
+ * (note_second's).  Uses the second access slot.
+ */
+static int interp_chain(const char *first, const char *dir, bool resetids, struct exec_sent *s,
+			int undo, unsigned *why)
+{
+	char buf[2][PATH_MAX], joined[PATH_MAX];
+	const char *name = first;
+	if (why)
+		*why = 0;
+	for (unsigned lv = 0; lv < ST_INTERP_MAX && name && name[0]; lv++) {
+		const char *p = spawn_child_name(dir, name, joined, sizeof(joined));
+		if (undo) {
+			if (s->chain & (1u << lv))
+				st__exec_failed(AT_FDCWD, p, false, false, false, 0, undo);
+			if (s->chain_why && s->chain_why_at == lv) {
+				st__exec_failed(AT_FDCWD, p, false, false, s->chain_why_spelled,
+						s->chain_why, undo);
+				break;
+			}
+		} else {
+			bool xs = false;
+			int e = note_second(name, K_X, dir, &xs);
+			if (xs)
+				s->chain |= 1u << lv;
+			if (e)
+				return e;
+		}
+		/* the kernel opens each interpreter for an exec, and reads one
+		 * it may not run (EACCES) no further */
+		if (st__at_abs(SYS_faccessat, p, X_OK, 0) != 0)
+			break;
+		int fd = probe_open(AT_FDCWD, p);
+		if (fd < 0)
+			break; /* not readable: what it runs is not known */
+		char *next = buf[lv & 1];
+		bool elf, loader;
+		unsigned w = probe_exec(fd, next, PATH_MAX, &elf, &loader, resetids);
+		ST_SYSCALL(SYS_close, fd);
+		if (w && !undo) {
+			s->chain_why = w;
+			s->chain_why_at = lv;
+			s->chain_why_spelled = !send_untraced_resolved(p, w);
+			if (why)
+				*why = w;
+		}
+		if (w)
+			break;
+		name = next;
+	}
+	return 0;
 }
 
 /* Report an exec that is about to happen (or a spawn): the program (open on
@@ -788,14 +867,13 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 	sent->prog = a->sent;
 	note_link(a);
 	if (!why && interp[0]) {
-		/* the interpreter is an exec of its own, judged as one: one the
-		 * sandbox hides fails the exec as a missing interpreter does
-		 * (ENOENT); a missing interpreter is a failed lookup, not an exec.
-		 * A relative one is taken from the cwd of the process that
-		 * execs, as the kernel does (not from an execveat's dirfd; a
-		 * spawn's child's, dir) */
-		sent->second_name = interp;
-		*ierr = note_second(interp, K_X, dir, sent);
+		/* the interpreters are execs of their own, judged as such
+		 * (interp_chain).  A relative one is taken from the cwd of the
+		 * process that execs, as the kernel does (not from an
+		 * execveat's dirfd; a spawn's child's, dir).  One the preload
+		 * cannot follow makes the exec's image untraced */
+		sent->interp = interp;
+		*ierr = interp_chain(interp, dir, resetids, sent, 0, &why);
 	}
 	const char *lp;
 	bool list;
@@ -809,8 +887,10 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 		 * among the libraries: the loader's own search, not judged here. */
 		for (size_t i = 0; envp && envp[i] && !list; i++)
 			list = has_prefix(envp[i], "LD_TRACE_LOADED_OBJECTS=");
+		bool xs = false;
 		sent->second_name = lp;
-		*ierr = note_second(lp, list ? K_R : K_X, dir, sent);
+		*ierr = note_second(lp, list ? K_R : K_X, dir, &xs);
+		sent->second = xs;
 	}
 	return why;
 }
@@ -819,9 +899,9 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
  * amendments of the records it sent before the call (struct exec_sent).
  * (dirfd, path, flags): the program as the exec named it.  Only on the way
  * out of a failed call: an exec that runs costs nothing more. */
-static void exec_undo(const struct exec_sent *s, int dirfd, const char *path, int flags, int err)
+static void exec_undo(struct exec_sent *s, int dirfd, const char *path, int flags, int err)
 {
-	if (!s->prog && !s->why && !s->second)
+	if (!s->prog && !s->why && !s->second && !s->chain && !s->chain_why)
 		return;
 	__atomic_store_n(&exec_failed_flag, true, __ATOMIC_RELAXED);
 	bool nf = (flags & AT_SYMLINK_NOFOLLOW) != 0, empty = (flags & AT_EMPTY_PATH) != 0;
@@ -836,6 +916,9 @@ static void exec_undo(const struct exec_sent *s, int dirfd, const char *path, in
 						 joined, sizeof(joined)),
 				false, false, false, 0, err);
 	}
+	if ((s->chain || s->chain_why) && s->interp)
+		interp_chain(s->interp, s->second_dir ? s->second_dir : "", false, s,
+			     err ? err : EIO, NULL);
 }
 
 /* After an exec or a spawn failed with ENOENT: the program itself missing

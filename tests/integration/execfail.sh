@@ -71,6 +71,21 @@ head -c 300 /dev/urandom | tr -d '#' > garbage && printf 'echo sh-ran\n' >> garb
 printf 'zz\000\001\002' > junk && chmod 755 garbage junk   # ENOEXEC (no #!, not ELF)
 cp ok busy                                    # ETXTBSY, open for writing below
 static=; gcc -static -o st p.c 2>/dev/null && cp st stnoexec && chmod 644 stnoexec && static=1
+# #! scripts whose interpreters fail the exec: missing (ENOENT), itself a script whose
+# interpreter is missing, not executable (EACCES), a script whose interpreter is not
+# executable, a chain of seven (the kernel opens six interpreters, then fails with ELOOP);
+# one whose interpreter is a script that runs (/bin/sh at the end of the chain); one whose
+# interpreter is a static program
+printf '#!%s/nothere\n' "$W" > smiss
+printf '#!%s/smiss\n' "$W" > snest
+printf '#!/bin/sh\necho sh-ran\n' > noexsh
+printf '#!%s/noexsh\n' "$W" > snoex
+printf '#!%s/snoex\n' "$W" > snestnoex
+printf '#!/bin/sh\necho ran\n' > d0
+for i in 1 2 3 4 5 6; do printf '#!%s/d%d\n' "$W" $((i-1)) > d$i; done
+printf '#!%s/d0\n' "$W" > snestok
+printf '#!%s/st\n' "$W" > sstatic
+chmod 755 smiss snest snoex snestnoex d0 d1 d2 d3 d4 d5 d6 snestok sstatic
 
 # What each report says is checked at the end, by one python3 for all of them (its start
 # alone takes a second on a busy VM).  expect REPORT NAME ERR [UNTRACED]: the X record of
@@ -158,6 +173,54 @@ for mode in "" --no-cache "--fence --policy fence.policy"; do
 		expect r$n.jsonl slater 0 some "$tag another process runs the static program one failed to ($via, $want): the X record has no error, untraced"
 		expect r$n.jsonl slink none "" "$tag another process runs the static program one failed to ($via, $want): no X record of the link"
 	done
+	# #! interpreters: each one the kernel opened is an X record amended with the exec's
+	# error, a missing one an N record (also when an interpreter's interpreter is missing)
+	for f in execve execvp spawn; do
+		n=$((n+1))
+		out=$("$ST" run $mode --report r$n.jsonl -- ./xf $f snest 2>/dev/null)
+		check "$tag $f nested #! interpreter missing: the call fails (got: $out)" test "$out" = ENOENT
+		expect r$n.jsonl snest 2 "" "$tag $f nested #! interpreter missing: the script's X record carries the error"
+		expect r$n.jsonl smiss 2 "" "$tag $f nested #! interpreter missing: the interpreter's X record carries the error"
+		expect r$n.jsonl nothere N "" "$tag $f nested #! interpreter missing: the missing one is an N record"
+	done
+	n=$((n+1))
+	out=$("$ST" run $mode --report r$n.jsonl -- ./xf execve ./smiss 2>/dev/null)
+	check "$tag #! interpreter missing: the call fails (got: $out)" test "$out" = ENOENT
+	expect r$n.jsonl smiss 2 "" "$tag #! interpreter missing: the script's X record carries the error"
+	expect r$n.jsonl nothere N "" "$tag #! interpreter missing: the missing one is an N record"
+	n=$((n+1))
+	out=$("$ST" run $mode --report r$n.jsonl -- ./xf execve ./snoex 2>/dev/null)
+	check "$tag #! interpreter not executable: the call fails (got: $out)" test "$out" = EACCES
+	expect r$n.jsonl snoex 13 "" "$tag #! interpreter not executable: the script's X record carries the error"
+	expect r$n.jsonl noexsh 13 "" "$tag #! interpreter not executable: the interpreter's X record carries the error"
+	expect r$n.jsonl "$shx" none "" "$tag #! interpreter not executable: its own interpreter was not run"
+	n=$((n+1))
+	out=$("$ST" run $mode --report r$n.jsonl -- ./xf execve ./snestnoex 2>/dev/null)
+	check "$tag nested #! interpreter not executable: the call fails (got: $out)" test "$out" = EACCES
+	expect r$n.jsonl snestnoex 13 "" "$tag nested #! interpreter not executable: the script's X record carries the error"
+	expect r$n.jsonl snoex 13 "" "$tag nested #! interpreter not executable: the first interpreter's X record carries the error"
+	expect r$n.jsonl noexsh 13 "" "$tag nested #! interpreter not executable: the second's too"
+	n=$((n+1))
+	out=$("$ST" run $mode --report r$n.jsonl -- ./xf execve ./d6 2>/dev/null)
+	check "$tag seven #! scripts: the call fails (got: $out)" test "$out" = ELOOP
+	expect r$n.jsonl d6 40 "" "$tag seven #! scripts: the script's X record carries the error"
+	expect r$n.jsonl d0 40 "" "$tag seven #! scripts: the sixth interpreter's too"
+	expect r$n.jsonl "$shx" none "" "$tag seven #! scripts: the seventh was not run"
+	n=$((n+1))
+	out=$("$ST" run $mode --report r$n.jsonl -- ./xf execve ./snestok 2>/dev/null)
+	check "$tag nested #! interpreters that run (got: $out)" test "$out" = ran
+	expect r$n.jsonl d0 0 "" "$tag nested #! interpreters that run: the script interpreter ran"
+	expect r$n.jsonl "$shx" 0 "" "$tag nested #! interpreters that run: so did its interpreter"
+	[ -n "$static" ] && {
+		n=$((n+1))
+		out=$("$ST" run $mode --report r$n.jsonl -- ./xf execve ./sstatic 2>/dev/null)
+		check "$tag #! interpreter static (got: $out)" test "$out" = ran
+		expect r$n.jsonl st 0 some "$tag #! interpreter static: its X record has no error, untraced"
+		n=$((n+1))
+		out=$("$ST" run $mode --report r$n.jsonl -- ./xf execve ./sstatic big 2>/dev/null)
+		check "$tag #! interpreter static, E2BIG: the call fails (got: $out)" test "$out" = E2BIG
+		expect r$n.jsonl st 7 none "$tag #! interpreter static, E2BIG: its X record carries the error, no untraced program claimed, the run complete"
+	}
 	# an exec that runs is still one (and a static one still untraced)
 	n=$((n+1))
 	out=$("$ST" run $mode --report r$n.jsonl -- ./xf execve ./ok 2>/dev/null)
