@@ -135,6 +135,7 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
 	a->rpath_len = 0;
 	a->fd = -1;
 	a->refuse = false;
+	a->loads = false;
 	a->memo_hit = false;
 	a->memo = NULL;
 }
@@ -819,7 +820,7 @@ static bool post_identity(struct st_acc *a, unsigned kind)
 	resolve(a);
 	if (!a->skip) {
 		bool refused = (v & SANDTRACE_V_TAMPERED) && (st__g.flags & SANDTRACE_F_FENCED) &&
-			       (a->fd >= 0 || kind == SANDTRACE_KIND_EXEC);
+			       (a->fd >= 0 || kind == SANDTRACE_KIND_EXEC || a->loads);
 		struct sandtrace_access acc = {.kind = (uint8_t)kind,
 					       .flags = SANDTRACE_AF_IDENTITY,
 					       .err = refused ? EACCES : 0,
@@ -831,9 +832,10 @@ static bool post_identity(struct st_acc *a, unsigned kind)
 	}
 done:
 	/* a fenced run refuses a version that failed verification: the wrapper
-	 * undoes the open (a->fd), the exec is not made */
+	 * undoes the open (a->fd), the exec is not made, the library not loaded
+	 * (or unloaded) */
 	if ((v & SANDTRACE_V_TAMPERED) && (st__g.flags & SANDTRACE_F_FENCED) &&
-	    (a->fd >= 0 || kind == SANDTRACE_KIND_EXEC))
+	    (a->fd >= 0 || kind == SANDTRACE_KIND_EXEC || a->loads))
 		a->refuse = true;
 	return true;
 }

@@ -565,6 +565,8 @@ struct st_acc {
 	int fd;               /* identity mode: the descriptor a read-only open returned, or -1 */
 	bool refuse;          /* identity mode, fenced: the version failed --verify; the wrapper
 				 closes what it opened and fails with EACCES */
+	bool loads;           /* a library a dlopen loads: refused as an exec is (the wrapper
+				 records it before the call, or unloads it) */
 	bool again;           /* st__post records even what was recorded already (an exec
 				 after one of this process failed: wrap_exec.c) */
 	bool sent;            /* st__post (or st__pre's violation) sent a record */

@@ -2817,13 +2817,19 @@ static size_t dst_len(const char *p, const char *tok)
 }
 
 /* A dynamic string token in a name the loader expands ($ORIGIN, $PLATFORM
- * or $LIB); any other '$' is a character of the path. */
-static bool has_dst(const char *name)
+ * or $LIB; with origin_only, $ORIGIN); any other '$' is a character of the
+ * path. */
+static bool dst_in(const char *name, bool origin_only)
 {
 	for (const char *p = strchr(name, '$'); p; p = strchr(p + 1, '$'))
-		if (dst_len(p, "ORIGIN") || dst_len(p, "PLATFORM") || dst_len(p, "LIB"))
+		if (dst_len(p, "ORIGIN") ||
+		    (!origin_only && (dst_len(p, "PLATFORM") || dst_len(p, "LIB"))))
 			return true;
 	return false;
+}
+static bool has_dst(const char *name)
+{
+	return dst_in(name, false);
 }
 
 /* Why a dlopen of path failed, for its record: the real dlopen keeps the
@@ -2995,23 +3001,97 @@ EXPORT char *dlerror(void)
 	return m;
 }
 
-/* A library by path, judged and recorded as a read of that path (a failed
- * lookup when the file is not there); refused, dlerror() says why (dl_refused
- * asks glibc itself, with the same flags: no ST_REFUSAL probe, whose errno a
- * dlopen does not set). */
-static __attribute__((noinline)) void *dlopen_path(const char *path, int flags)
+static void *dl_real(bool m, Lmid_t lm, const char *path, int flags)
 {
-	ONE_PATH_ERR(void *, dl_refused(false, 0, path, flags),
-		     (r_ == NULL ? dl_path_err(path) : 0), AT_FDCWD, ST_NOPROBE(path), K_R, false, false,
-		     false,
-		     REAL(dlopen)(path, flags));
+	return m ? REAL(dlmopen)(lm, path, flags) : REAL(dlopen)(path, flags);
 }
-static __attribute__((noinline)) void *dlmopen_path(Lmid_t lm, const char *path, int flags)
+
+/*
+ * A library by path (dlopen, or dlmopen into lm when m), judged and
+ * recorded as a read of that path (a failed lookup when the file is not
+ * there); refused, dlerror() says why (dl_refused asks glibc itself, with
+ * the same flags; errno is the refusal's, as a dlopen does not set it).
+ * With --manifest or --verify the version of a file that is there is
+ * recorded (and verified) before the call, as an exec's is (the loader
+ * reads the file whether or not it then loads it: the same record as after
+ * the call): one that failed verification is refused under a fence before
+ * the loader maps it and runs its constructors (after the call, with no
+ * descriptor to undo, it was loaded and only reported).
+ */
+static __attribute__((noinline)) void *dl_checked(bool m, Lmid_t lm, const char *path, int flags)
 {
-	ONE_PATH_ERR(void *, dl_refused(true, lm, path, flags),
-		     (r_ == NULL ? dl_path_err(path) : 0), AT_FDCWD, ST_NOPROBE(path), K_R, false, false,
-		     false,
-		     REAL(dlmopen)(lm, path, flags));
+	struct st_call c;
+	if (!st__enter(&c))
+		return dl_real(m, lm, path, flags);
+	struct st_acc *a = &st__tls_acc[0];
+	st__acc_init(a, AT_FDCWD, path, K_R, false);
+	int e = st__pre(a);
+	if (e) {
+		st__leave(&c);
+		errno = e;
+		return dl_refused(m, lm, path, flags);
+	}
+	a->loads = true;
+	bool before = (st__g.flags & SANDTRACE_F_IDENTITY) && dl_path_err(path) == 0;
+	if (before) {
+		st__post(a, 0);
+		if (a->refuse) {
+			st__leave(&c);
+			errno = EACCES;
+			return dl_refused(m, lm, path, flags);
+		}
+	}
+	errno = c.saved_errno;
+	void *h = ST_FORWARD(dl_real(m, lm, path, flags));
+	int after = errno;
+	if (!before)
+		st__post(a, h == NULL ? dl_path_err(path) : 0);
+	st__leave(&c);
+	errno = after;
+	return h;
+}
+
+/*
+ * What a dlopen of a name with $LIB or $PLATFORM (and no $ORIGIN) loaded,
+ * h: the loader expands those two the same for every caller (its own
+ * library directory, the platform it runs on), so the shim calls it itself
+ * rather than by a tail call, and the file the loader opened is the loaded
+ * object's name (dlinfo's link map: the expanded name), judged and recorded
+ * as a library by path is, before the call returns.  The expansion is the
+ * loader's alone (its $PLATFORM is not always the kernel's AT_PLATFORM), so
+ * the check comes after the load: one the sandbox denies, or whose version a
+ * fenced --verify refuses, is unloaded again (its constructors have run)
+ * and the call fails as a refused one does.  What it brought with it is
+ * noted as after a dlopen by name.  A name not found leaves no record (where
+ * the loader looked is not known).
+ */
+static void *noted(void *h);
+static __attribute__((noinline)) void *dl_dst(bool m, Lmid_t lm, const char *path, int flags)
+{
+	void *h = dl_real(m, lm, path, flags);
+	if (h == NULL)
+		return NULL;
+	int saved = errno, e = 0;
+	struct link_map *l = NULL;
+	struct st_call c;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &l) == 0 && l && l->l_name[0] == '/' && st__enter(&c)) {
+		struct st_acc *a = &st__tls_acc[0];
+		st__acc_init(a, AT_FDCWD, l->l_name, K_R, false);
+		e = st__pre(a);
+		if (!e) {
+			a->loads = true;
+			st__post(a, 0);
+			e = a->refuse ? EACCES : 0;
+		}
+		st__leave(&c);
+	}
+	if (e) {
+		REAL(dlclose)(h);
+		errno = e;
+		return dl_refused(m, lm, path, flags);
+	}
+	errno = saved;
+	return noted(h);
 }
 
 /* Does a directory of the search si hold name?  A relative one (an empty or
@@ -3268,7 +3348,7 @@ EXPORT void *dlopen(const char *path, int flags)
 			h = REAL(dlopen)(path, flags);
 		return noted(h);
 	}
-	if (!strchr(path, '/') || has_dst(path)) {
+	if (!strchr(path, '/') || dst_in(path, true)) {
 		/* found by the loader's search, which starts at the caller's
 		 * DT_RUNPATH, or spelled with $ORIGIN, the caller's directory:
 		 * the real dlopen entered by a tail call, so that its caller is
@@ -3278,7 +3358,9 @@ EXPORT void *dlopen(const char *path, int flags)
 		st__libs_later();
 		return REAL(dlopen)(path, flags);
 	}
-	return noted(dlopen_path(path, flags));
+	if (has_dst(path)) /* $LIB, $PLATFORM: the same for any caller */
+		return dl_dst(false, 0, path, flags);
+	return noted(dl_checked(false, 0, path, flags));
 }
 /* What a dlopen entered by a tail call loaded is noted before it can be
  * unloaded (closed before the next checked call, it was never recorded). */
@@ -3317,12 +3399,14 @@ EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 			h = REAL(dlmopen)(lm, path, flags); /* for dlerror(), as dlopen's */
 		return noted(h);
 	}
-	if (!path || !strchr(path, '/') || has_dst(path)) {
+	if (!path || !strchr(path, '/') || dst_in(path, true)) {
 		if (path) {
 			dl_tail_missing(__builtin_return_address(0), true, lm, path, flags);
 			st__libs_later();
 		}
 		return REAL(dlmopen)(lm, path, flags); /* a tail call, as dlopen's */
 	}
-	return noted(dlmopen_path(lm, path, flags));
+	if (has_dst(path))
+		return dl_dst(true, lm, path, flags);
+	return noted(dl_checked(true, lm, path, flags));
 }

@@ -595,8 +595,8 @@ int main(int argc, char **argv)
 		if (h)
 			dlclose(h);
 		close(open(argv[argc - 1], O_RDONLY));
-	} else if (!strcmp(argv[1], "kill")) { /* killed right after */
-		h = dlopen(argv[2], RTLD_NOW);
+	} else if (!strcmp(argv[1], "kill") || !strcmp(argv[1], "mkill")) { /* killed right after */
+		h = argv[1][0] == 'm' ? dlmopen(LM_ID_NEWLM, argv[2], RTLD_NOW) : dlopen(argv[2], RTLD_NOW);
 		puts(h ? "found" : "missing");
 		fflush(stdout);
 		raise(SIGKILL);
@@ -646,6 +646,23 @@ if $ok_ && cc -o "$W/dl/dl" "$W/dl/dl.c" -ldl -lpthread; then
 		out=$(LD_LIBRARY_PATH="$W/dl/lib" "$ST" run --report "$W/dl/$m.jsonl" -- "$W/dl/dl" $m "libx$m.so" "$W/dl/after")
 		check "dlopen by name ($m): output as untraced (got: $out)" test "$out" = found
 		check "dlopen by name ($m): the library recorded" has R "$W/dl/lib/libx$m.so" "$W/dl/$m.jsonl"
+	done
+	# a path with $LIB or $PLATFORM (the loader's library directory, its platform: the same
+	# for every caller) was entered by the tail call too: what it loaded was recorded at the
+	# next checked call, never when the process was killed right after.  The candidates
+	# of each token's expansion all hold the library: the one the loader opened is recorded
+	lib=lib/$(cc -print-multiarch 2>/dev/null)
+	plat=$(LD_SHOW_AUXV=1 /bin/true | sed -n 's/^AT_PLATFORM: *//p')
+	for d in "$lib" lib64 lib "plat/$plat" plat/haswell plat/xeon_phi; do
+		mkdir -p "$W/dl/dst/$d" && cp "$W/dl/lib/libxkill.so" "$W/dl/dst/$d/libxdst.so"
+	done
+	for name in '$LIB/libxdst.so' '${LIB}/libxdst.so' 'plat/$PLATFORM/libxdst.so'; do
+		for m in kill mkill; do
+			out=$("$ST" run --report "$W/dl/dst.jsonl" -- "$W/dl/dl" $m "$W/dl/dst/$name")
+			check "dlopen of $name ($m): output as untraced (got: $out)" test "$out" = found
+			got=$("$ST" report --list "$W/dl/dst.jsonl" | grep -c "^R	$W/dl/dst/.*/libxdst.so\$")
+			check "dlopen of $name ($m): the library the loader opened recorded, killed right after (got $got records)" test "$got" = 1
+		done
 	done
 else
 	bad "cc: the dlopen tests could not be built"

@@ -115,6 +115,30 @@ done
 check "verify --fence: the program's descriptors 0-2 still open" \
 	test "$(grep -c '^fd[012]=open$' reads.out)" = 3
 
+# ---- a library dlopen'ed by path, or by a name with $LIB or $PLATFORM: a version that
+# fails verification is refused at the dlopen under a fence (it was loaded: a dlopen has no
+# descriptor to undo, and the $LIB name was not even recorded at the call) ----
+printf 'int v_f(void) { return 1; }\n' > v.c
+if cc -shared -fPIC -o libv.so v.c; then
+	lib=lib/$(cc -print-multiarch 2>/dev/null)
+	plat=$(LD_SHOW_AUXV=1 /bin/true | sed -n 's/^AT_PLATFORM: *//p')
+	for d in "$lib" lib64 lib "plat/$plat" plat/haswell plat/xeon_phi; do
+		mkdir -p "dl/$d" && cp libv.so "dl/$d/libv.so"
+	done
+	for name in "$W/dl/lib/libv.so" "$W/dl/\$LIB/libv.so" "$W/dl/plat/\$PLATFORM/libv.so"; do
+		"$ST" run --manifest mdl --hash-cache none --report rmdl.jsonl -- "$DRV" dlopen "$name" >/dev/null
+		out=$("$ST" run --fence --policy allow.policy --verify mdl --hash-cache none --report rvdl0.jsonl -- "$DRV" dlopen "$name")
+		check "verify --fence, dlopen $name unchanged: loaded (got: $out)" test "$out" = ok
+		for d in "$lib" lib64 lib "plat/$plat" plat/haswell plat/xeon_phi; do printf x >> "dl/$d/libv.so"; done
+		out=$("$ST" run --fence --policy allow.policy --verify mdl --hash-cache none --report rvdl.jsonl -- "$DRV" dlopen "$name")
+		check "verify --fence, dlopen $name changed: refused (got: $out)" test "$out" = ENOENT
+		check "verify --fence, dlopen $name changed: violation marked hidden" sh -c "grep '\"class\":\"integrity\"' rvdl.jsonl | grep -q '\"hidden\":true'"
+		for d in "$lib" lib64 lib "plat/$plat" plat/haswell plat/xeon_phi; do cp libv.so "dl/$d/libv.so"; done
+	done
+else
+	bad "cc: the dlopen verify test could not be built"
+fi
+
 # ---- a file modified during a run, between two processes' reads ----
 cp in.orig in.txt
 "$ST" run --manifest ref2 --hash-cache none --report rref2.jsonl -- sh -c 'cat in.txt >/dev/null'
