@@ -3262,7 +3262,7 @@ static __attribute__((noinline)) void dl_tail_missing(const void *caller, bool m
  * first, when the policy can refuse (st__listing_filtered) and no object of
  * that name is loaded yet.  Returns 0 to leave the name to the loader:
  * nothing hidden comes first.  Else out holds the path to open instead (by
- * path, judged: dlopen_path): 1, the first place of the search that holds
+ * path, judged: dl_checked): 1, the first place of the search that holds
  * the name and is not hidden; 2, when every place that holds it is hidden,
  * the first of them, whose refusal is the answer (ENOENT; dlerror's message
  * then names the bare name, as the loader's that found nothing).
@@ -3336,9 +3336,9 @@ EXPORT void *dlopen(const char *path, int flags)
 		char instead[PATH_MAX];
 		int hid = has_dst(path) ? 0 : dl_name_hidden(path, false, 0, instead);
 		if (hid == 1)
-			return noted(dlopen_path(instead, flags));
+			return noted(dl_checked(false, 0, instead, flags));
 		if (hid == 2) { /* refused (recorded), said of the bare name */
-			void *h = dlopen_path(instead, flags);
+			void *h = dl_checked(false, 0, instead, flags);
 			return h ? noted(h) : dl_refused(false, 0, path, flags);
 		}
 		void *h = REAL(dlopen)(path, flags);
@@ -3389,9 +3389,9 @@ EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 		char instead[PATH_MAX];
 		int hid = has_dst(path) ? 0 : dl_name_hidden(path, true, lm, instead);
 		if (hid == 1)
-			return noted(dlmopen_path(lm, instead, flags));
+			return noted(dl_checked(true, lm, instead, flags));
 		if (hid == 2) { /* refused (recorded), said of the bare name */
-			void *h = dlmopen_path(lm, instead, flags);
+			void *h = dl_checked(true, lm, instead, flags);
 			return h ? noted(h) : dl_refused(true, lm, path, flags);
 		}
 		void *h = REAL(dlmopen)(lm, path, flags);
