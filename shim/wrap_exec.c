@@ -2246,60 +2246,42 @@ EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 	errno = saved;
 	return r;
 }
+/* The wait family: the child reaped is noted with its status (reaped),
+ * status_ the caller's status pointer or one of the wrapper's own. */
+#define WAITED(call)                                                                               \
+	do {                                                                                       \
+		int st_;                                                                           \
+		int *status_ = status ? status : &st_;                                             \
+		pid_t p_ = (call);                                                                 \
+		int saved_ = errno;                                                                \
+		reaped(p_, status_);                                                               \
+		errno = saved_;                                                                    \
+		return p_;                                                                         \
+	} while (0)
 EXPORT pid_t wait(int *status)
 {
-	int st;
-	pid_t p = REAL(wait)(status ? status : &st);
-	int saved = errno;
-	reaped(p, status ? status : &st);
-	errno = saved;
-	return p;
+	WAITED(REAL(wait)(status_));
 }
 EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 {
-	int st;
-	pid_t p = REAL(waitpid)(pid, status ? status : &st, options);
-	int saved = errno;
-	reaped(p, status ? status : &st);
-	errno = saved;
-	return p;
+	WAITED(REAL(waitpid)(pid, status_, options));
 }
 /* wait's and waitpid's other public names (glibc's aliases) */
 EXPORT pid_t __wait(int *status)
 {
-	int st;
-	pid_t p = REAL(__wait)(status ? status : &st);
-	int saved = errno;
-	reaped(p, status ? status : &st);
-	errno = saved;
-	return p;
+	WAITED(REAL(__wait)(status_));
 }
 EXPORT pid_t __waitpid(pid_t pid, int *status, int options)
 {
-	int st;
-	pid_t p = REAL(__waitpid)(pid, status ? status : &st, options);
-	int saved = errno;
-	reaped(p, status ? status : &st);
-	errno = saved;
-	return p;
+	WAITED(REAL(__waitpid)(pid, status_, options));
 }
 EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
 {
-	int st;
-	pid_t p = REAL(wait3)(status ? status : &st, options, ru);
-	int saved = errno;
-	reaped(p, status ? status : &st);
-	errno = saved;
-	return p;
+	WAITED(REAL(wait3)(status_, options, ru));
 }
 EXPORT pid_t wait4(pid_t pid, int *status, int options, struct rusage *ru)
 {
-	int st;
-	pid_t p = REAL(wait4)(pid, status ? status : &st, options, ru);
-	int saved = errno;
-	reaped(p, status ? status : &st);
-	errno = saved;
-	return p;
+	WAITED(REAL(wait4)(pid, status_, options, ru));
 }
 
 /* ---------------------------------------------------------------------------
