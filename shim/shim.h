@@ -509,6 +509,12 @@ void st__note_lost(void);
 void st__init(void);
 /* st__after_fork_child - the child of fork: fresh lock, no connection. */
 void st__after_fork_child(void);
+/* st__env_unswap - the environment entry to pass on for e: the value the
+ * time-zone or LOCPATH wrappers' swap under way took out of environ when e
+ * is its stand-in (wrap_fs.c), else e.  st__env_unswap_child - a forked
+ * child undoes a swap another thread of its parent was making. */
+const char *st__env_unswap(const char *e);
+void st__env_unswap_child(void);
 
 /* One intercepted access of one path. */
 struct st_acc {

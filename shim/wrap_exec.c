@@ -125,7 +125,7 @@ static bool env_nested(char *const envp[], size_t n, struct st_env *out)
 			put_u(&w, f & ~SANDTRACE_F_LAUNCHER);
 			w++;
 		} else {
-			v[i] = envp[i];
+			v[i] = (char *)st__env_unswap(envp[i]);
 		}
 	}
 	v[n] = NULL;
@@ -236,7 +236,7 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, c
 	}
 	for (size_t i = 0; i < n; i++)
 		if (!is_our_var(envp[i]))
-			v[k++] = envp[i];
+			v[k++] = (char *)st__env_unswap(envp[i]);
 	v[k] = NULL;
 	out->envp = v;
 	out->map = len ? m : NULL;
@@ -1674,6 +1674,7 @@ EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa, 
 static void forked_child(int32_t parent)
 {
 	st__after_fork_child();
+	st__env_unswap_child();
 	if (!st__log_hello_as(parent))
 		st__hello();
 }

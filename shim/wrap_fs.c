@@ -336,6 +336,12 @@ static atomic_flag tz_lock = ATOMIC_FLAG_INIT;
 static char tz_path[PATH_MAX]; /* the last file judged, under tz_lock */
 static bool tz_hidden;	       /* ... and whether the sandbox hides it */
 static atomic_flag tz_swap = ATOMIC_FLAG_INIT; /* an environment entry swapped */
+/* What a swap puts in environ (their addresses tell a stand-in: env_unswap),
+ * and what it took out: the entry (NULL when no swap runs) and its value. */
+static const char tz_sub_dir[] = "TZDIR=" ST_ABSENT, tz_sub_tz[] = "TZ=:" ST_ABSENT;
+static char **_Atomic tz_slot_now;
+static char *_Atomic tz_held_now;
+static __thread bool tz_mine; /* this thread made the swap under way */
 
 /* The file tzset reads, in buf; *rel: TZ names it relative to TZDIR.
  * False when it reads none (secure mode outside the zone directories) or
@@ -418,10 +424,10 @@ static void tz_judge(char ***slot, const char **sub)
 		if (hidden &&
 		    !atomic_flag_test_and_set_explicit(&tz_swap, memory_order_acquire)) {
 			*slot = rel ? env_entry("TZDIR") : NULL;
-			*sub = "TZDIR=" ST_ABSENT;
+			*sub = tz_sub_dir;
 			if (!*slot) {
 				*slot = env_entry("TZ");
-				*sub = "TZ=:" ST_ABSENT;
+				*sub = tz_sub_tz;
 			}
 			if (!*slot)
 				atomic_flag_clear_explicit(&tz_swap, memory_order_release);
@@ -431,11 +437,27 @@ static void tz_judge(char ***slot, const char **sub)
 	errno = c.saved_errno;
 }
 
+/* The swap (tz_swap taken): what slot held is noted first, for
+ * env_unswap, then the stand-in put in; returns what slot held. */
+static char *tz_put(char **slot, const char *sub)
+{
+	if (!slot)
+		return NULL;
+	char *held = *slot;
+	tz_mine = true;
+	atomic_store_explicit(&tz_held_now, held, memory_order_relaxed);
+	atomic_store_explicit(&tz_slot_now, slot, memory_order_release);
+	*slot = (char *)sub;
+	return held;
+}
+
 static void tz_restore(char **slot, char *held)
 {
 	if (slot) {
 		int saved = errno;
 		*slot = held;
+		atomic_store_explicit(&tz_slot_now, NULL, memory_order_relaxed);
+		tz_mine = false;
 		atomic_flag_clear_explicit(&tz_swap, memory_order_release);
 		errno = saved;
 	}
@@ -446,9 +468,7 @@ static void tz_restore(char **slot, char *held)
 		char **slot_;                                                                      \
 		const char *sub_ = NULL;                                                           \
 		tz_judge(&slot_, &sub_);                                                           \
-		char *held_ = slot_ ? *slot_ : NULL;                                               \
-		if (slot_)                                                                         \
-			*slot_ = (char *)sub_;                                                     \
+		char *held_ = tz_put(slot_, sub_);                                                 \
 		typeof(call) r_ = call;                                                            \
 		tz_restore(slot_, held_);                                                          \
 		return r_;                                                                         \
@@ -459,9 +479,7 @@ EXPORT void tzset(void)
 	char **slot;
 	const char *sub = NULL;
 	tz_judge(&slot, &sub);
-	char *held = slot ? *slot : NULL;
-	if (slot)
-		*slot = (char *)sub;
+	char *held = tz_put(slot, sub);
 	REAL(tzset)();
 	tz_restore(slot, held);
 }
@@ -487,6 +505,10 @@ EXPORT char *ctime_r(const time_t *t, char *buf) { TZ_CALL(REAL(ctime_r)(t, buf)
 static atomic_flag loc_lock = ATOMIC_FLAG_INIT;
 static _Atomic bool mo_pending = true; /* see "gettext" below */
 static char loc_env[4096]; /* "LOCPATH=..." for the call, under loc_lock */
+/* the swapped entry while a swap runs (else NULL) and what it held (as tz_) */
+static char **_Atomic loc_slot_now;
+static char *_Atomic loc_held_now;
+static __thread bool loc_mine;
 
 /* Each LOCPATH directory judged; when one is hidden, its environment entry
  * is swapped for loc_env (held in *slot, loc_lock taken: loc_restore gives
@@ -543,6 +565,9 @@ static char *loc_swap(char ***slot)
 	if (entry) {
 		memcpy(loc_env, out, n + 1);
 		held = *entry;
+		loc_mine = true;
+		atomic_store_explicit(&loc_held_now, held, memory_order_relaxed);
+		atomic_store_explicit(&loc_slot_now, entry, memory_order_release);
 		*entry = loc_env;
 		*slot = entry;
 	}
@@ -554,8 +579,39 @@ static void loc_restore(char **slot, char *held)
 {
 	if (slot) {
 		*slot = held;
+		atomic_store_explicit(&loc_slot_now, NULL, memory_order_relaxed);
+		loc_mine = false;
 		atomic_flag_clear_explicit(&loc_lock, memory_order_release);
 	}
+}
+
+/*
+ * The swaps above write environ, which the program's other threads read
+ * meanwhile: an exec or spawn of another thread copied the stand-in into a
+ * new program's environment (TZ=:/proc/-1/..., for good), and a fork made
+ * then left it in the child's environ and the swap's lock taken.
+ * st__env_unswap(e): the entry to pass on for environment entry e: the
+ * value a swap under way took out when e is its stand-in, else e (the exec
+ * and spawn wrappers' env_fix).  st__env_unswap_child: in a forked child,
+ * a swap another thread of the parent was making is undone (that thread is
+ * not in the child).  Async-signal-safe.
+ */
+const char *st__env_unswap(const char *e)
+{
+	if (e != tz_sub_dir && e != tz_sub_tz && e != loc_env)
+		return e;
+	char *h = atomic_load_explicit(e == loc_env ? &loc_held_now : &tz_held_now,
+				       memory_order_acquire);
+	return h ? h : e;
+}
+void st__env_unswap_child(void)
+{
+	char **s = atomic_load_explicit(&tz_slot_now, memory_order_acquire);
+	if (s && !tz_mine)
+		tz_restore(s, atomic_load_explicit(&tz_held_now, memory_order_relaxed));
+	s = atomic_load_explicit(&loc_slot_now, memory_order_acquire);
+	if (s && !loc_mine)
+		loc_restore(s, atomic_load_explicit(&loc_held_now, memory_order_relaxed));
 }
 
 /* Is this mapped file a locale's: LC_*, SYS_LC_MESSAGES, locale-archive? */

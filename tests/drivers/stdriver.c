@@ -72,6 +72,9 @@ extern char **environ;
  *   jump-out FIFO TARGET N: N times, a blocking open of FIFO (made here, no writer) that a
  *     SIGALRM handler siglongjmps out of (the old timeout idiom), then opens TARGET and
  *     prints "opened" or its errno's name
+ *   tz-env N: a thread calls localtime_r without a pause while N children are spawned and N
+ *     forked, each reporting its TZ; prints "differ=K TZ=..." (K: children whose TZ was not
+ *     the parent's)
  *   jump-deep FIFO TARGET N [NAME]: the same, each blocking open made from a frame deeper
  *     than the one before, and TARGET opened from a deeper one still, the handler jumping
  *     by NAME (siglongjmp, longjmp, _longjmp, __longjmp_chk; siglongjmp when not given);
@@ -361,6 +364,69 @@ static void print_errno_name(int fd)
 		printf("opened\n");
 	else
 		printf("%s\n", errno == ENOENT ? "ENOENT" : errno == EACCES ? "EACCES" : strerror(errno));
+}
+/* tz-env N: a thread calls localtime_r without a pause while this one runs N
+ * children, each printing the TZ it got in its environment: N by
+ * posix_spawn of /usr/bin/printenv, N by fork (getenv in the child); prints
+ * how many children saw another TZ than the parent's ("differ=K"), and the
+ * parent's own TZ at the end */
+static volatile int tz_stop;
+static void *tz_loop(void *arg)
+{
+	(void)arg;
+	time_t t = 1700000000;
+	struct tm tm;
+	while (!tz_stop)
+		localtime_r(&t, &tm);
+	return NULL;
+}
+static int tz_env(long n)
+{
+	const char *tz = getenv("TZ");
+	if (!tz)
+		return 2;
+	char want[512];
+	snprintf(want, sizeof(want), "%s\n", tz);
+	pthread_t th;
+	if (pthread_create(&th, NULL, tz_loop, NULL))
+		return 2;
+	long differ = 0;
+	for (long i = 0; i < 2 * n; i++) {
+		int p[2];
+		if (pipe(p))
+			return 2;
+		pid_t pid;
+		if (i < n) {
+			char *argv[] = {"printenv", "TZ", NULL};
+			posix_spawn_file_actions_t fa;
+			posix_spawn_file_actions_init(&fa);
+			posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+			if (posix_spawn(&pid, "/usr/bin/printenv", &fa, NULL, argv, environ))
+				return 2;
+			posix_spawn_file_actions_destroy(&fa);
+		} else if ((pid = fork()) == 0) {
+			const char *v = getenv("TZ");
+			char line[512];
+			int l = snprintf(line, sizeof(line), "%s\n", v ? v : "");
+			_exit(write(p[1], line, (size_t)l) == l ? 0 : 1);
+		} else if (pid < 0) {
+			return 2;
+		}
+		close(p[1]);
+		char got[512] = {0};
+		size_t have = 0;
+		ssize_t r;
+		while (have < sizeof(got) - 1 && (r = read(p[0], got + have, sizeof(got) - 1 - have)) > 0)
+			have += (size_t)r;
+		close(p[0]);
+		waitpid(pid, NULL, 0);
+		if (strcmp(got, want))
+			differ++;
+	}
+	tz_stop = 1;
+	pthread_join(th, NULL);
+	printf("differ=%ld TZ=%s\n", differ, getenv("TZ"));
+	return 0;
 }
 /* glibc's fortified name of the three (what _FORTIFY_SOURCE makes of them) */
 extern void __longjmp_chk(sigjmp_buf env, int val) __attribute__((noreturn));
@@ -1511,6 +1577,8 @@ int main(int argc, char **argv)
 		return 0;
 	} else if (!strcmp(c, "jump-out") && q && argc > 4) {
 		return jump_out(p, q, atol(argv[4]));
+	} else if (!strcmp(c, "tz-env") && p) {
+		return tz_env(atol(p));
 	} else if (!strcmp(c, "jump-deep") && q && argc > 4) {
 		return jump_deep(p, q, atol(argv[4]), argc > 5 ? argv[5] : NULL);
 	} else if (!strcmp(c, "vfork-nest") && q && argc > 4) {

@@ -1247,4 +1247,17 @@ R=$W/nest-t.jsonl
 out=$(cd "$W/in" && "$ST" run --report "$R" -- "$DRV" jump-nest "$W/in/nf1" "$W/in/nf2" "$W/in" "$W/out/secret")
 check "... trace only: it passes (got: $out)" test "$out" = "handler=opened main=opened"
 check "... and the report says the trace is incomplete" test "$(summary_field "$R" complete)" = false
+# a hidden zone file: localtime's wrapper swaps TZ in environ for the call (wrap_fs.c
+# tz_judge), while the program's other threads read environ.  A child another thread
+# spawned or forked meanwhile got the stand-in (TZ=:/proc/-1/...) for good (about a third
+# of 80); now each child gets the parent's TZ, and a visible zone the same
+if [ -e /usr/share/zoneinfo/UTC ]; then
+	cp /usr/share/zoneinfo/UTC "$W/out/zone"
+	cp /usr/share/zoneinfo/UTC "$W/in/zone"
+	for z in "$W/out/zone" "$W/in/zone"; do
+		out=$(TZ=$z "$ST" run --fence --policy "$W/policy" -- "$DRV" tz-env 40)
+		check "children spawned and forked during localtime with TZ=$z get that TZ (got: $out)" \
+			test "$out" = "differ=0 TZ=$z"
+	done
+fi
 done_
