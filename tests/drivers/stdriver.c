@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -72,9 +73,9 @@ extern char **environ;
  *   jump-out FIFO TARGET N: N times, a blocking open of FIFO (made here, no writer) that a
  *     SIGALRM handler siglongjmps out of (the old timeout idiom), then opens TARGET and
  *     prints "opened" or its errno's name
- *   tz-env N: a thread calls localtime_r without a pause while N children are spawned and N
- *     forked, each reporting its TZ; prints "differ=K TZ=..." (K: children whose TZ was not
- *     the parent's)
+ *   tz-env N [VAR]: a thread calls localtime_r and newlocale (a locale LOCPATH may hold)
+ *     without a pause while N children are spawned and N forked, each reporting its VAR (TZ
+ *     when not given); prints "differ=K VAR=..." (K: children whose VAR was not the parent's)
  *   jump-deep FIFO TARGET N [NAME]: the same, each blocking open made from a frame deeper
  *     than the one before, and TARGET opened from a deeper one still, the handler jumping
  *     by NAME (siglongjmp, longjmp, _longjmp, __longjmp_chk; siglongjmp when not given);
@@ -376,13 +377,18 @@ static void *tz_loop(void *arg)
 	(void)arg;
 	time_t t = 1700000000;
 	struct tm tm;
-	while (!tz_stop)
+	while (!tz_stop) {
 		localtime_r(&t, &tm);
+		locale_t l = newlocale(LC_ALL_MASK, "xx_XX.UTF-8", (locale_t)0);
+		if (l)
+			freelocale(l);
+	}
 	return NULL;
 }
+static const char *tz_var = "TZ";
 static int tz_env(long n)
 {
-	const char *tz = getenv("TZ");
+	const char *tz = getenv(tz_var);
 	if (!tz)
 		return 2;
 	char want[512];
@@ -397,7 +403,7 @@ static int tz_env(long n)
 			return 2;
 		pid_t pid;
 		if (i < n) {
-			char *argv[] = {"printenv", "TZ", NULL};
+			char *argv[] = {"printenv", (char *)tz_var, NULL};
 			posix_spawn_file_actions_t fa;
 			posix_spawn_file_actions_init(&fa);
 			posix_spawn_file_actions_adddup2(&fa, p[1], 1);
@@ -405,7 +411,7 @@ static int tz_env(long n)
 				return 2;
 			posix_spawn_file_actions_destroy(&fa);
 		} else if ((pid = fork()) == 0) {
-			const char *v = getenv("TZ");
+			const char *v = getenv(tz_var);
 			char line[512];
 			int l = snprintf(line, sizeof(line), "%s\n", v ? v : "");
 			_exit(write(p[1], line, (size_t)l) == l ? 0 : 1);
@@ -425,7 +431,7 @@ static int tz_env(long n)
 	}
 	tz_stop = 1;
 	pthread_join(th, NULL);
-	printf("differ=%ld TZ=%s\n", differ, getenv("TZ"));
+	printf("differ=%ld %s=%s\n", differ, tz_var, getenv(tz_var));
 	return 0;
 }
 /* glibc's fortified name of the three (what _FORTIFY_SOURCE makes of them) */
@@ -1578,6 +1584,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(c, "jump-out") && q && argc > 4) {
 		return jump_out(p, q, atol(argv[4]));
 	} else if (!strcmp(c, "tz-env") && p) {
+		if (q)
+			tz_var = q;
 		return tz_env(atol(p));
 	} else if (!strcmp(c, "jump-deep") && q && argc > 4) {
 		return jump_deep(p, q, atol(argv[4]), argc > 5 ? argv[5] : NULL);

@@ -1260,4 +1260,11 @@ if [ -e /usr/share/zoneinfo/UTC ]; then
 			test "$out" = "differ=0 TZ=$z"
 	done
 fi
+# the same for LOCPATH, which newlocale's wrapper swaps when it names a hidden directory
+mkdir -p "$W/out/loc" "$W/in/loc"
+for l in "$W/out/loc" "$W/in/loc"; do
+	out=$(LOCPATH=$l "$ST" run --fence --policy "$W/policy" -- "$DRV" tz-env 40 LOCPATH)
+	check "children spawned and forked during newlocale with LOCPATH=$l get that LOCPATH (got: $out)" \
+		test "$out" = "differ=0 LOCPATH=$l"
+done
 done_
