@@ -42,6 +42,7 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <utime.h>
+#include <wchar.h>
 #include <wordexp.h>
 
 #include "sandtrace/arena.h"

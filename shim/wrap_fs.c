@@ -489,6 +489,37 @@ EXPORT time_t mktime(struct tm *tm) { TZ_CALL(REAL(mktime)(tm)); }
 EXPORT time_t timelocal(struct tm *tm) { TZ_CALL(REAL(timelocal)(tm)); }
 EXPORT char *ctime(const time_t *t) { TZ_CALL(REAL(ctime)(t)); }
 EXPORT char *ctime_r(const time_t *t, char *buf) { TZ_CALL(REAL(ctime_r)(t, buf)); }
+/* libc's tzset runs inside these too (symbols.def): the first gmtime or
+ * timegm of a process, strftime's %Z of a tm with no zone name */
+EXPORT struct tm *gmtime(const time_t *t) { TZ_CALL(REAL(gmtime)(t)); }
+EXPORT struct tm *gmtime_r(const time_t *t, struct tm *tm) { TZ_CALL(REAL(gmtime_r)(t, tm)); }
+EXPORT struct tm *__gmtime_r(const time_t *t, struct tm *tm) { TZ_CALL(REAL(__gmtime_r)(t, tm)); }
+EXPORT time_t timegm(struct tm *tm) { TZ_CALL(REAL(timegm)(tm)); }
+EXPORT size_t strftime(char *s, size_t max, const char *f, const struct tm *tm)
+{
+	TZ_CALL(REAL(strftime)(s, max, f, tm));
+}
+EXPORT size_t strftime_l(char *s, size_t max, const char *f, const struct tm *tm, locale_t l)
+{
+	TZ_CALL(REAL(strftime_l)(s, max, f, tm, l));
+}
+EXPORT size_t __strftime_l(char *s, size_t max, const char *f, const struct tm *tm, locale_t l)
+{
+	TZ_CALL(REAL(__strftime_l)(s, max, f, tm, l));
+}
+EXPORT size_t wcsftime(wchar_t *s, size_t max, const wchar_t *f, const struct tm *tm)
+{
+	TZ_CALL(REAL(wcsftime)(s, max, f, tm));
+}
+EXPORT size_t wcsftime_l(wchar_t *s, size_t max, const wchar_t *f, const struct tm *tm, locale_t l)
+{
+	TZ_CALL(REAL(wcsftime_l)(s, max, f, tm, l));
+}
+EXPORT size_t __wcsftime_l(wchar_t *s, size_t max, const wchar_t *f, const struct tm *tm,
+			   locale_t l)
+{
+	TZ_CALL(REAL(__wcsftime_l)(s, max, f, tm, l));
+}
 
 /*
  * Locales: setlocale and newlocale load a locale's files (LC_CTYPE, ...,

@@ -27,6 +27,7 @@
 #include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 #include <wordexp.h>
 #include <linux/openat2.h>
 
@@ -73,6 +74,8 @@ extern char **environ;
  *   jump-out FIFO TARGET N: N times, a blocking open of FIFO (made here, no writer) that a
  *     SIGALRM handler siglongjmps out of (the old timeout idiom), then opens TARGET and
  *     prints "opened" or its errno's name
+ *   tz-first HOW: libc's tzset first run by HOW (gmtime, gmtime_r, timegm, strftime,
+ *     wcsftime), then prints "%H %z" of localtime_r(1700000000)
  *   tz-env N [VAR]: a thread calls localtime_r and newlocale (a locale LOCPATH may hold)
  *     without a pause while N children are spawned and N forked, each reporting its VAR (TZ
  *     when not given); prints "differ=K VAR=..." (K: children whose VAR was not the parent's)
@@ -432,6 +435,31 @@ static int tz_env(long n)
 	tz_stop = 1;
 	pthread_join(th, NULL);
 	printf("differ=%ld %s=%s\n", differ, tz_var, getenv(tz_var));
+	return 0;
+}
+/* tz-first HOW: libc's tzset first run by HOW (gmtime, gmtime_r, timegm, strftime: %Z of
+ * a tm with no zone name, wcsftime), then localtime_r of 1700000000; prints "%H %z" of it */
+static int tz_first(const char *how)
+{
+	time_t t = 1700000000;
+	struct tm tm = {.tm_year = 100, .tm_mday = 1, .tm_zone = ""};
+	char b[64];
+	wchar_t w[64];
+	if (!strcmp(how, "gmtime"))
+		gmtime(&t);
+	else if (!strcmp(how, "gmtime_r"))
+		gmtime_r(&t, &tm);
+	else if (!strcmp(how, "timegm"))
+		timegm(&tm);
+	else if (!strcmp(how, "strftime"))
+		strftime(b, sizeof(b), "%Z", &tm);
+	else if (!strcmp(how, "wcsftime"))
+		wcsftime(w, 64, L"%Z", &tm);
+	else
+		return 2;
+	localtime_r(&t, &tm);
+	strftime(b, sizeof(b), "%H %z", &tm);
+	printf("%s\n", b);
 	return 0;
 }
 /* glibc's fortified name of the three (what _FORTIFY_SOURCE makes of them) */
@@ -1583,6 +1611,8 @@ int main(int argc, char **argv)
 		return 0;
 	} else if (!strcmp(c, "jump-out") && q && argc > 4) {
 		return jump_out(p, q, atol(argv[4]));
+	} else if (!strcmp(c, "tz-first") && p) {
+		return tz_first(p);
 	} else if (!strcmp(c, "tz-env") && p) {
 		if (q)
 			tz_var = q;
