@@ -24,6 +24,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,6 +42,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <syslog.h>
 #include <utime.h>
 #include <wchar.h>
 #include <wordexp.h>

@@ -520,6 +520,43 @@ EXPORT size_t __wcsftime_l(wchar_t *s, size_t max, const wchar_t *f, const struc
 {
 	TZ_CALL(REAL(__wcsftime_l)(s, max, f, tm, l));
 }
+/* ... and libc's internal localtime in these (symbols.def) */
+EXPORT char *strptime(const char *in, const char *f, struct tm *tm)
+{
+	TZ_CALL(REAL(strptime)(in, f, tm));
+}
+EXPORT char *strptime_l(const char *in, const char *f, struct tm *tm, locale_t l)
+{
+	TZ_CALL(REAL(strptime_l)(in, f, tm, l));
+}
+EXPORT struct tm *getdate(const char *in) { TZ_CALL(REAL(getdate)(in)); }
+EXPORT int getdate_r(const char *in, struct tm *tm) { TZ_CALL(REAL(getdate_r)(in, tm)); }
+/* syslog's four names go through the two va_list ones (a void call: TZ_CALL
+ * of it and 0) */
+static int tz_vsyslog(int pri, const char *f, va_list ap) { TZ_CALL((REAL(vsyslog)(pri, f, ap), 0)); }
+static int tz_vsyslog_chk(int pri, int flag, const char *f, va_list ap)
+{
+	TZ_CALL((REAL(__vsyslog_chk)(pri, flag, f, ap), 0));
+}
+EXPORT void vsyslog(int pri, const char *f, va_list ap) { tz_vsyslog(pri, f, ap); }
+EXPORT void syslog(int pri, const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	tz_vsyslog(pri, f, ap);
+	va_end(ap);
+}
+EXPORT void __vsyslog_chk(int pri, int flag, const char *f, va_list ap)
+{
+	tz_vsyslog_chk(pri, flag, f, ap);
+}
+EXPORT void __syslog_chk(int pri, int flag, const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	tz_vsyslog_chk(pri, flag, f, ap);
+	va_end(ap);
+}
 
 /*
  * Locales: setlocale and newlocale load a locale's files (LC_CTYPE, ...,

@@ -19,6 +19,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/auxv.h>
+#include <syslog.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -75,7 +76,7 @@ extern char **environ;
  *     SIGALRM handler siglongjmps out of (the old timeout idiom), then opens TARGET and
  *     prints "opened" or its errno's name
  *   tz-first HOW: libc's tzset first run by HOW (gmtime, gmtime_r, timegm, strftime,
- *     wcsftime), then prints "%H %z" of localtime_r(1700000000)
+ *     wcsftime, syslog, strptime), then prints "%H %z" of localtime_r(1700000000)
  *   tz-env N [VAR]: a thread calls localtime_r and newlocale (a locale LOCPATH may hold)
  *     without a pause while N children are spawned and N forked, each reporting its VAR (TZ
  *     when not given); prints "differ=K VAR=..." (K: children whose VAR was not the parent's)
@@ -438,7 +439,7 @@ static int tz_env(long n)
 	return 0;
 }
 /* tz-first HOW: libc's tzset first run by HOW (gmtime, gmtime_r, timegm, strftime: %Z of
- * a tm with no zone name, wcsftime), then localtime_r of 1700000000; prints "%H %z" of it */
+ * a tm with no zone name, wcsftime, syslog, strptime's %s), then localtime_r of 1700000000; prints "%H %z" of it */
 static int tz_first(const char *how)
 {
 	time_t t = 1700000000;
@@ -455,6 +456,10 @@ static int tz_first(const char *how)
 		strftime(b, sizeof(b), "%Z", &tm);
 	else if (!strcmp(how, "wcsftime"))
 		wcsftime(w, 64, L"%Z", &tm);
+	else if (!strcmp(how, "syslog"))
+		syslog(LOG_DEBUG, "tz-first");
+	else if (!strcmp(how, "strptime"))
+		strptime("1700000000", "%s", &tm);
 	else
 		return 2;
 	localtime_r(&t, &tm);

@@ -1260,12 +1260,13 @@ if [ -e /usr/share/zoneinfo/UTC ]; then
 			test "$out" = "differ=0 TZ=$z"
 	done
 fi
-# libc's tzset also runs inside the first gmtime, gmtime_r or timegm of a process and in
-# strftime's %Z of a tm with no zone name: the hidden zone file was read there (its zone
+# libc's tzset also runs inside the first gmtime, gmtime_r or timegm of a process, in
+# strftime's %Z of a tm with no zone name, and in libc's internal localtime (syslog's
+# stamp, strptime's %s): the hidden zone file was read there (its zone
 # then used by localtime_r); now each is wrapped as localtime is: as a missing file
 if [ -e /usr/share/zoneinfo/Asia/Tokyo ]; then
 	cp /usr/share/zoneinfo/Asia/Tokyo "$W/out/tokyo"
-	for how in gmtime gmtime_r timegm strftime wcsftime; do
+	for how in gmtime gmtime_r timegm strftime wcsftime syslog strptime; do
 		want=$(TZ=$W/out/no-such-zone "$DRV" tz-first $how)
 		out=$(TZ=$W/out/tokyo "$ST" run --fence --policy "$W/policy" -- "$DRV" tz-first $how)
 		check "a hidden zone file is not read by the tzset inside $how (got: $out, missing: $want)" \
