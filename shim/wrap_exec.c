@@ -1951,17 +1951,9 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	va_end(ap);
 	return clone_as(fn, stack, flags, arg, ptid, tls, ctid);
 }
-/* clone's other public name: the same wrapper */
+/* clone's other public name: the same wrapper, at the same address */
 EXPORT int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
-{
-	va_list ap;
-	va_start(ap, arg);
-	pid_t *ptid = va_arg(ap, pid_t *);
-	void *tls = va_arg(ap, void *);
-	pid_t *ctid = va_arg(ap, pid_t *);
-	va_end(ap);
-	return clone_as(fn, stack, flags, arg, ptid, tls, ctid);
-}
+	__attribute__((alias("clone"), copy(clone)));
 static int clone_as(int (*fn)(void *), void *stack, int flags, void *arg, pid_t *ptid, void *tls,
 		    pid_t *ctid)
 {
