@@ -44,6 +44,12 @@
  * system call; must run between st__enter and st__leave (the call is
  * forwarded untouched). Async-signal-safe as the call is.
  */
+/* ST_ALIAS(target): a wrapper declared with this is target's wrapper under
+ * another exported name (libc's second public name of the same function,
+ * e.g. __connect for connect: tests/shim_aliases.py), at the same address:
+ * the wrapper's body is written once.  target must be defined in the same
+ * file; its attributes (libc's declaration's nothrow, leaf) are copied. */
+#define ST_ALIAS(target) __attribute__((alias(#target), copy(target)))
 #define ST_ABSENT "/proc/-1/sandtrace-absent"
 /* A probe that succeeded: a stream is closed; an int is not (it is a status as
  * often as a descriptor: mount's 0 is no stdin, inotify's watch no file).  A

@@ -1840,10 +1840,7 @@ EXPORT pid_t fork(void)
 	return st__fork();
 }
 /* fork's other public name: the same wrapper */
-EXPORT pid_t __fork(void)
-{
-	return st__fork();
-}
+EXPORT pid_t __fork(void) ST_ALIAS(fork);
 
 /* _Fork (glibc 2.34: a fork without the atfork handlers) is a fork as the
  * wrapper above sees one: the child starts as a forked child. */
@@ -1952,8 +1949,7 @@ EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	return clone_as(fn, stack, flags, arg, ptid, tls, ctid);
 }
 /* clone's other public name: the same wrapper, at the same address */
-EXPORT int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
-	__attribute__((alias("clone"), copy(clone)));
+EXPORT int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...) ST_ALIAS(clone);
 static int clone_as(int (*fn)(void *), void *stack, int flags, void *arg, pid_t *ptid, void *tls,
 		    pid_t *ctid)
 {
@@ -2108,14 +2104,13 @@ EXPORT int system(const char *cmd)
 	shell_end(old, &env);
 	return r;
 }
-static FILE *popen_as(FILE *(*real)(const char *, const char *), const char *cmd,
-		      const char *mode)
+EXPORT FILE *popen(const char *cmd, const char *mode)
 {
 	struct st_call c;
 	if (!cmd)
-		return real(cmd, mode);
+		return REAL(popen)(cmd, mode);
 	if (!st__enter(&c)) /* unchecked, refused: as a refused shell */
-		return ST_UNCHECKED(FILE *, c, NULL, ENOMEM, NULL, real(cmd, mode));
+		return ST_UNCHECKED(FILE *, c, NULL, ENOMEM, NULL, REAL(popen)(cmd, mode));
 	struct st_env env;
 	bool refused;
 	char **old = shell_begin(&c, &env, &refused);
@@ -2124,18 +2119,13 @@ static FILE *popen_as(FILE *(*real)(const char *, const char *), const char *cmd
 		errno = ENOMEM;
 		return NULL;
 	}
-	FILE *r = real(cmd, mode);
+	FILE *r = REAL(popen)(cmd, mode);
 	shell_end(old, &env);
 	return r;
 }
-
-EXPORT FILE *popen(const char *cmd, const char *mode) { return popen_as(REAL(popen), cmd, mode); }
 /* popen's other public name (libio's, the same function in glibc): a
  * program that calls it reaches no popen wrapper */
-EXPORT FILE *_IO_popen(const char *cmd, const char *mode)
-{
-	return popen_as(REAL(_IO_popen), cmd, mode);
-}
+EXPORT FILE *_IO_popen(const char *cmd, const char *mode) ST_ALIAS(popen);
 
 /* wordexp runs /bin/sh for a command substitution ("$(...)" or a backquote)
  * with libc's internal posix_spawn: recorded (and the shell given the
@@ -2260,14 +2250,8 @@ EXPORT pid_t waitpid(pid_t pid, int *status, int options)
 	WAITED(REAL(waitpid)(pid, status_, options));
 }
 /* wait's and waitpid's other public names (glibc's aliases) */
-EXPORT pid_t __wait(int *status)
-{
-	WAITED(REAL(__wait)(status_));
-}
-EXPORT pid_t __waitpid(pid_t pid, int *status, int options)
-{
-	WAITED(REAL(__waitpid)(pid, status_, options));
-}
+EXPORT pid_t __wait(int *status) ST_ALIAS(wait);
+EXPORT pid_t __waitpid(pid_t pid, int *status, int options) ST_ALIAS(waitpid);
 EXPORT pid_t wait3(int *status, int options, struct rusage *ru)
 {
 	WAITED(REAL(wait3)(status_, options, ru));

@@ -112,11 +112,7 @@ EXPORT FILE *fopen64(const char *path, const char *mode)
 		 REAL(fopen64)(path, mode));
 }
 /* fopen's other public name (libio's, the same function in glibc) */
-EXPORT FILE *_IO_fopen(const char *path, const char *mode)
-{
-	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, path, st_fopen_kind(mode), false, false,
-		 REAL(_IO_fopen)(path, mode));
-}
+EXPORT FILE *_IO_fopen(const char *path, const char *mode) ST_ALIAS(fopen);
 /*
  * freopen(NULL, mode, stream) reopens the stream's own file with the new mode
  * (glibc: through /proc/self/fd, an internal open).  A mode that asks for
@@ -168,11 +164,7 @@ EXPORT FILE *setmntent(const char *path, const char *mode)
 		 REAL(setmntent)(path, mode));
 }
 /* setmntent's other public name (glibc's alias) */
-EXPORT FILE *__setmntent(const char *path, const char *mode)
-{
-	ONE_PATH(FILE *, NULL, (r_ == NULL), AT_FDCWD, path, st_fopen_kind(mode), false, false,
-		 REAL(__setmntent)(path, mode));
-}
+EXPORT FILE *__setmntent(const char *path, const char *mode) ST_ALIAS(setmntent);
 /* catopen: a name with a slash is the catalog's path, opened by an internal
  * call; so is each place a name without one is looked for along NLSPATH */
 static nl_catd catopen_path(const char *path, int flag)
@@ -493,7 +485,7 @@ EXPORT char *ctime_r(const time_t *t, char *buf) { TZ_CALL(REAL(ctime_r)(t, buf)
  * timegm of a process, strftime's %Z of a tm with no zone name */
 EXPORT struct tm *gmtime(const time_t *t) { TZ_CALL(REAL(gmtime)(t)); }
 EXPORT struct tm *gmtime_r(const time_t *t, struct tm *tm) { TZ_CALL(REAL(gmtime_r)(t, tm)); }
-EXPORT struct tm *__gmtime_r(const time_t *t, struct tm *tm) { TZ_CALL(REAL(__gmtime_r)(t, tm)); }
+EXPORT struct tm *__gmtime_r(const time_t *t, struct tm *tm) ST_ALIAS(gmtime_r);
 EXPORT time_t timegm(struct tm *tm) { TZ_CALL(REAL(timegm)(tm)); }
 EXPORT size_t strftime(char *s, size_t max, const char *f, const struct tm *tm)
 {
@@ -504,9 +496,7 @@ EXPORT size_t strftime_l(char *s, size_t max, const char *f, const struct tm *tm
 	TZ_CALL(REAL(strftime_l)(s, max, f, tm, l));
 }
 EXPORT size_t __strftime_l(char *s, size_t max, const char *f, const struct tm *tm, locale_t l)
-{
-	TZ_CALL(REAL(__strftime_l)(s, max, f, tm, l));
-}
+	ST_ALIAS(strftime_l);
 EXPORT size_t wcsftime(wchar_t *s, size_t max, const wchar_t *f, const struct tm *tm)
 {
 	TZ_CALL(REAL(wcsftime)(s, max, f, tm));
@@ -516,10 +506,7 @@ EXPORT size_t wcsftime_l(wchar_t *s, size_t max, const wchar_t *f, const struct 
 	TZ_CALL(REAL(wcsftime_l)(s, max, f, tm, l));
 }
 EXPORT size_t __wcsftime_l(wchar_t *s, size_t max, const wchar_t *f, const struct tm *tm,
-			   locale_t l)
-{
-	TZ_CALL(REAL(__wcsftime_l)(s, max, f, tm, l));
-}
+			   locale_t l) ST_ALIAS(wcsftime_l);
 /* ... and libc's internal localtime in these (symbols.def) */
 EXPORT char *strptime(const char *in, const char *f, struct tm *tm)
 {
@@ -760,28 +747,20 @@ EXPORT char *setlocale(int category, const char *name)
 		atomic_store_explicit(&mo_pending, true, memory_order_relaxed);
 	return r;
 }
-static locale_t newlocale_as(locale_t (*real)(int, const char *, locale_t), int mask,
-			     const char *name, locale_t base)
+EXPORT locale_t newlocale(int mask, const char *name, locale_t base)
 {
 	if (!loc_loads(name))
-		return real(mask, name, base);
+		return REAL(newlocale)(mask, name, base);
 	char **slot;
 	char *held = loc_swap(&slot);
-	locale_t r = real(mask, name, base);
+	locale_t r = REAL(newlocale)(mask, name, base);
 	loc_restore(slot, held);
 	if (r)
 		maps_note(loc_file);
 	return r;
 }
-EXPORT locale_t newlocale(int mask, const char *name, locale_t base)
-{
-	return newlocale_as(REAL(newlocale), mask, name, base);
-}
 /* newlocale's other public name (glibc's alias) */
-EXPORT locale_t __newlocale(int mask, const char *name, locale_t base)
-{
-	return newlocale_as(REAL(__newlocale), mask, name, base);
-}
+EXPORT locale_t __newlocale(int mask, const char *name, locale_t base) ST_ALIAS(newlocale);
 
 /*
  * gettext: a message is looked up in DIR/LANG/LC_MESSAGES/DOMAIN.mo, DIR the
@@ -863,14 +842,8 @@ EXPORT char *dcgettext(const char *domain, const char *id, int category)
 	MO_LOOKUP(domain, REAL(dcgettext)(domain, id, category));
 }
 /* their other public names (glibc's aliases) */
-EXPORT char *__dgettext(const char *domain, const char *id)
-{
-	MO_LOOKUP(domain, REAL(__dgettext)(domain, id));
-}
-EXPORT char *__dcgettext(const char *domain, const char *id, int category)
-{
-	MO_LOOKUP(domain, REAL(__dcgettext)(domain, id, category));
-}
+EXPORT char *__dgettext(const char *domain, const char *id) ST_ALIAS(dgettext);
+EXPORT char *__dcgettext(const char *domain, const char *id, int category) ST_ALIAS(dcgettext);
 EXPORT char *ngettext(const char *id, const char *plural, unsigned long n)
 {
 	MO_LOOKUP(NULL, REAL(ngettext)(id, plural, n));
@@ -1311,10 +1284,7 @@ EXPORT int statfs64(const char *path, struct statfs64 *b)
 	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(statfs64)(path, b));
 }
 /* statfs's other public name (glibc's alias) */
-EXPORT int __statfs(const char *path, struct statfs *b)
-{
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(__statfs)(path, b));
-}
+EXPORT int __statfs(const char *path, struct statfs *b) ST_ALIAS(statfs);
 EXPORT int statvfs(const char *path, struct statvfs *b)
 {
 	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_Q, false, false, REAL(statvfs)(path, b));
@@ -1455,15 +1425,7 @@ EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t len)
 		 REAL(connect)(fd, sa, len));
 }
 /* connect's other public name (glibc's alias) */
-EXPORT int __connect(int fd, const struct sockaddr *sa, socklen_t len)
-{
-	char buf[SUN_MAX + 1];
-	const char *path = sun_name(sa, len, buf);
-	if (!path || !unix_socket(fd, 0))
-		return REAL(__connect)(fd, sa, len);
-	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, ST_NOPROBE(path), K_Q, false, false,
-		 REAL(__connect)(fd, sa, len));
-}
+EXPORT int __connect(int fd, const struct sockaddr *sa, socklen_t len) ST_ALIAS(connect);
 EXPORT ssize_t sendto(int fd, const void *b, size_t n, int flags, const struct sockaddr *sa,
 		      socklen_t len)
 {
