@@ -584,14 +584,10 @@ bool st__enter(struct st_call *c)
 void st__leave(struct st_call *c)
 {
 	if (c->aside) {
+		/* the interrupted call's state, kept by enter_aside (aside_saved is
+		 * *c as it was; a nested call of the aside one wrote its own frame) */
 		atomic_signal_fence(memory_order_seq_cst);
-		st__level = c->level;
-		st__depth = c->depth;
-		st__tls_bufs = c->bufs;
-		/* a nested call of the aside one wrote its own frame */
-		memcpy(st__frame, aside_saved_frame, sizeof st__frame);
-		atomic_signal_fence(memory_order_seq_cst);
-		st__aside = false;
+		drop_aside();
 		return;
 	}
 	st__level--;
