@@ -327,13 +327,74 @@ extern char **environ;
 static atomic_flag tz_lock = ATOMIC_FLAG_INIT;
 static char tz_path[PATH_MAX]; /* the last file judged, under tz_lock */
 static bool tz_hidden;	       /* ... and whether the sandbox hides it */
-static atomic_flag tz_swap = ATOMIC_FLAG_INIT; /* an environment entry swapped */
-/* What a swap puts in environ (their addresses tell a stand-in: env_unswap),
- * and what it took out: the entry (NULL when no swap runs) and its value. */
+
+/*
+ * An environment swap: for one libc call, one entry of environ (TZ, TZDIR,
+ * LOCPATH) holds a stand-in that names a place that is never there, so
+ * libc goes on as it does when what the sandbox hides is missing.  One swap
+ * of a kind at a time (lock, taken by swap_take, given back by swap_restore
+ * or swap_drop): a second thread's call meanwhile, a signal handler's, or a
+ * forked child's while the lock was taken, is a violation, not refused;
+ * never a wait.  slot and held (the entry swapped, NULL when no swap runs,
+ * and what it held) serve the exec and spawn wrappers, which pass the held
+ * value on (st__env_unswap), and a forked child, which undoes a swap that
+ * another thread of its parent was making (st__env_unswap_child).  bit:
+ * this swap's bit in swaps_mine, the swaps the calling thread made.
+ * Nothing here sets errno; async-signal-safe.
+ */
+struct env_swap {
+	atomic_flag lock;
+	char **_Atomic slot;
+	char *_Atomic held;
+	unsigned bit;
+};
+static __thread unsigned swaps_mine;
+
+static bool swap_take(struct env_swap *w)
+{
+	return !atomic_flag_test_and_set_explicit(&w->lock, memory_order_acquire);
+}
+/* taken and not put after all */
+static void swap_drop(struct env_swap *w) { atomic_flag_clear_explicit(&w->lock, memory_order_release); }
+/* The swap (lock taken) of *slot for sub; what slot held is published
+ * first, for st__env_unswap.  Returns what slot held; NULL for no slot. */
+static char *swap_put(struct env_swap *w, char **slot, const char *sub)
+{
+	if (!slot)
+		return NULL;
+	char *held = *slot;
+	swaps_mine |= w->bit;
+	atomic_store_explicit(&w->held, held, memory_order_relaxed);
+	atomic_store_explicit(&w->slot, slot, memory_order_release);
+	*slot = (char *)sub;
+	return held;
+}
+static void swap_restore(struct env_swap *w, char **slot, char *held)
+{
+	if (!slot)
+		return;
+	*slot = held;
+	atomic_store_explicit(&w->slot, NULL, memory_order_relaxed);
+	swaps_mine &= ~w->bit;
+	swap_drop(w);
+}
+/* in a forked child: a swap of the parent's other thread undone */
+static void swap_undo_child(struct env_swap *w)
+{
+	char **slot = atomic_load_explicit(&w->slot, memory_order_acquire);
+	if (slot && !(swaps_mine & w->bit))
+		swap_restore(w, slot, atomic_load_explicit(&w->held, memory_order_relaxed));
+}
+/* the value w took out when e is one of its stand-ins */
+static const char *swap_held(struct env_swap *w, const char *e)
+{
+	char *h = atomic_load_explicit(&w->held, memory_order_acquire);
+	return h ? h : e;
+}
+
+static struct env_swap tz_sw = {ATOMIC_FLAG_INIT, NULL, NULL, 1u};
+/* what a time-zone swap puts in environ (their addresses tell a stand-in) */
 static const char tz_sub_dir[] = "TZDIR=" ST_ABSENT, tz_sub_tz[] = "TZ=:" ST_ABSENT;
-static char **_Atomic tz_slot_now;
-static char *_Atomic tz_held_now;
-static __thread bool tz_mine; /* this thread made the swap under way */
 
 /* The file tzset reads, in buf; *rel: TZ names it relative to TZDIR.
  * False when it reads none (secure mode outside the zone directories) or
@@ -411,10 +472,7 @@ static void tz_judge(char ***slot, const char **sub)
 				atomic_flag_clear_explicit(&tz_lock, memory_order_release);
 			}
 		}
-		/* one swap at a time (tz_swap, released by tz_restore): a second
-		 * thread's call meanwhile is a violation, not refused */
-		if (hidden &&
-		    !atomic_flag_test_and_set_explicit(&tz_swap, memory_order_acquire)) {
+		if (hidden && swap_take(&tz_sw)) {
 			*slot = rel ? env_entry("TZDIR") : NULL;
 			*sub = tz_sub_dir;
 			if (!*slot) {
@@ -422,37 +480,11 @@ static void tz_judge(char ***slot, const char **sub)
 				*sub = tz_sub_tz;
 			}
 			if (!*slot)
-				atomic_flag_clear_explicit(&tz_swap, memory_order_release);
+				swap_drop(&tz_sw);
 		}
 	}
 	st__leave(&c);
 	errno = c.saved_errno;
-}
-
-/* The swap (tz_swap taken): what slot held is noted first, for
- * env_unswap, then the stand-in put in; returns what slot held. */
-static char *tz_put(char **slot, const char *sub)
-{
-	if (!slot)
-		return NULL;
-	char *held = *slot;
-	tz_mine = true;
-	atomic_store_explicit(&tz_held_now, held, memory_order_relaxed);
-	atomic_store_explicit(&tz_slot_now, slot, memory_order_release);
-	*slot = (char *)sub;
-	return held;
-}
-
-static void tz_restore(char **slot, char *held)
-{
-	if (slot) {
-		int saved = errno;
-		*slot = held;
-		atomic_store_explicit(&tz_slot_now, NULL, memory_order_relaxed);
-		tz_mine = false;
-		atomic_flag_clear_explicit(&tz_swap, memory_order_release);
-		errno = saved;
-	}
 }
 
 #define TZ_CALL(call)                                                                              \
@@ -460,9 +492,9 @@ static void tz_restore(char **slot, char *held)
 		char **slot_;                                                                      \
 		const char *sub_ = NULL;                                                           \
 		tz_judge(&slot_, &sub_);                                                           \
-		char *held_ = tz_put(slot_, sub_);                                                 \
+		char *held_ = swap_put(&tz_sw, slot_, sub_);                                       \
 		typeof(call) r_ = call;                                                            \
-		tz_restore(slot_, held_);                                                          \
+		swap_restore(&tz_sw, slot_, held_);                                                \
 		return r_;                                                                         \
 	} while (0)
 
@@ -471,9 +503,9 @@ EXPORT void tzset(void)
 	char **slot;
 	const char *sub = NULL;
 	tz_judge(&slot, &sub);
-	char *held = tz_put(slot, sub);
+	char *held = swap_put(&tz_sw, slot, sub);
 	REAL(tzset)();
-	tz_restore(slot, held);
+	swap_restore(&tz_sw, slot, held);
 }
 EXPORT struct tm *localtime(const time_t *t) { TZ_CALL(REAL(localtime)(t)); }
 EXPORT struct tm *localtime_r(const time_t *t, struct tm *tm) { TZ_CALL(REAL(localtime_r)(t, tm)); }
@@ -557,17 +589,13 @@ EXPORT void __syslog_chk(int pri, int flag, const char *f, ...)
  * locale files the process has mapped (/proc/self/maps) are recorded, judged
  * (a hidden file below a visible directory is a violation, not refused).
  */
-static atomic_flag loc_lock = ATOMIC_FLAG_INIT;
+static struct env_swap loc_sw = {ATOMIC_FLAG_INIT, NULL, NULL, 2u};
 static _Atomic bool mo_pending = true; /* see "gettext" below */
-static char loc_env[4096]; /* "LOCPATH=..." for the call, under loc_lock */
-/* the swapped entry while a swap runs (else NULL) and what it held (as tz_) */
-static char **_Atomic loc_slot_now;
-static char *_Atomic loc_held_now;
-static __thread bool loc_mine;
+static char loc_env[4096]; /* "LOCPATH=..." for the call, under loc_sw's lock */
 
 /* Each LOCPATH directory judged; when one is hidden, its environment entry
- * is swapped for loc_env (held in *slot, loc_lock taken: loc_restore gives
- * both back).  Preserves errno. */
+ * is swapped for loc_env (*slot; swap_restore(&loc_sw, ...) gives it
+ * back).  Preserves errno. */
 static char *loc_swap(char ***slot)
 {
 	*slot = NULL;
@@ -612,34 +640,15 @@ static char *loc_swap(char ***slot)
 	out[n] = 0;
 	char **entry = hidden && fits ? env_entry("LOCPATH") : NULL;
 	char *held = NULL;
-	/* one swap at a time: a second thread's call meanwhile (or a signal
-	 * handler's, or a forked child's while the lock was taken) is a
-	 * violation, not refused; never a wait */
-	if (entry && atomic_flag_test_and_set_explicit(&loc_lock, memory_order_acquire))
-		entry = NULL;
-	if (entry) {
+	if (entry && swap_take(&loc_sw)) {
 		memcpy(loc_env, out, n + 1);
-		held = *entry;
-		loc_mine = true;
-		atomic_store_explicit(&loc_held_now, held, memory_order_relaxed);
-		atomic_store_explicit(&loc_slot_now, entry, memory_order_release);
-		*entry = loc_env;
+		held = swap_put(&loc_sw, entry, loc_env);
 		*slot = entry;
 	}
 	st__leave(&c);
 	errno = c.saved_errno;
 	return held;
 }
-static void loc_restore(char **slot, char *held)
-{
-	if (slot) {
-		*slot = held;
-		atomic_store_explicit(&loc_slot_now, NULL, memory_order_relaxed);
-		loc_mine = false;
-		atomic_flag_clear_explicit(&loc_lock, memory_order_release);
-	}
-}
-
 /*
  * The swaps above write environ, which the program's other threads read
  * meanwhile: an exec or spawn of another thread copied the stand-in into a
@@ -653,20 +662,14 @@ static void loc_restore(char **slot, char *held)
  */
 const char *st__env_unswap(const char *e)
 {
-	if (e != tz_sub_dir && e != tz_sub_tz && e != loc_env)
-		return e;
-	char *h = atomic_load_explicit(e == loc_env ? &loc_held_now : &tz_held_now,
-				       memory_order_acquire);
-	return h ? h : e;
+	if (e == tz_sub_dir || e == tz_sub_tz)
+		return swap_held(&tz_sw, e);
+	return e == loc_env ? swap_held(&loc_sw, e) : e;
 }
 void st__env_unswap_child(void)
 {
-	char **s = atomic_load_explicit(&tz_slot_now, memory_order_acquire);
-	if (s && !tz_mine)
-		tz_restore(s, atomic_load_explicit(&tz_held_now, memory_order_relaxed));
-	s = atomic_load_explicit(&loc_slot_now, memory_order_acquire);
-	if (s && !loc_mine)
-		loc_restore(s, atomic_load_explicit(&loc_held_now, memory_order_relaxed));
+	swap_undo_child(&tz_sw);
+	swap_undo_child(&loc_sw);
 }
 
 /* Is this mapped file a locale's: LC_*, SYS_LC_MESSAGES, locale-archive? */
@@ -740,7 +743,7 @@ EXPORT char *setlocale(int category, const char *name)
 	char **slot;
 	char *held = loc_swap(&slot);
 	char *r = REAL(setlocale)(category, name);
-	loc_restore(slot, held);
+	swap_restore(&loc_sw, slot, held);
 	if (r && loc_loads(r))
 		maps_note(loc_file);
 	if (r && (category == LC_ALL || category == LC_MESSAGES))
@@ -754,7 +757,7 @@ EXPORT locale_t newlocale(int mask, const char *name, locale_t base)
 	char **slot;
 	char *held = loc_swap(&slot);
 	locale_t r = REAL(newlocale)(mask, name, base);
-	loc_restore(slot, held);
+	swap_restore(&loc_sw, slot, held);
 	if (r)
 		maps_note(loc_file);
 	return r;
