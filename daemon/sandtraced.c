@@ -1008,11 +1008,19 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 	if (v.a.flags & SANDTRACE_AF_IO_URING)
 		return on_io_uring(d, c, &v);
 	if (v.a.flags & SANDTRACE_AF_UNTRACED) {
-		/* The exec replaces the sender's image by one the shim cannot follow. */
-		struct image *im = image_new(d, c->pid);
+		/* The exec replaces the sender's image by one the shim cannot
+		 * follow; with AF_SPAWNED it is the first image of the child the
+		 * sender spawned (pid `reserved`, checked by the decoder) */
+		bool spawned = (v.a.flags & SANDTRACE_AF_SPAWNED) != 0;
+		int32_t ipid = spawned ? (int32_t)v.a.reserved : c->pid;
+		struct image *im = image_new(d, ipid);
 		if (im == NULL) {
 			internal_error(d, "untraced exec", -ENOMEM);
 		} else {
+			if (spawned) {
+				im->ppid = c->pid;
+				image_get(d, c->pid, c->uid); /* the sender's, as below */
+			}
 			im->traced = false;
 			im->why = v.a.aux ? v.a.aux : SANDTRACE_UNTRACED_OTHER;
 			im->uid = c->uid;
@@ -1024,7 +1032,7 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 			im->hello = true;
 		}
 		d->sum.untraced++;
-		st__log("pid %d: untraced exec (%s) of %.*s", c->pid,
+		st__log("pid %d: untraced exec (%s) of %.*s", ipid,
 			st__untraced_name(im ? im->why : 3),
 			(int)(v.a.path_len > 512 ? 512 : v.a.path_len), v.path);
 	} else {

@@ -663,6 +663,14 @@ struct exec_sent {
 	unsigned chain;
 	unsigned chain_why, chain_why_at;
 	bool chain_why_spelled;
+	/* a spawn's (spawn_common): its untraced record waits for the child's
+	 * pid, known only after the spawn.  hold: a PATH_MAX buffer for its
+	 * name (NULL: an exec's, sent at once), hold_len (0: none) and
+	 * hold_why; sent after a spawn that succeeded, none after one that
+	 * failed, so it is never amended (untraced_out) */
+	char *hold;
+	size_t hold_len;
+	unsigned hold_why;
 };
 
 /* Did an exec of this process fail since its image started?  Then its
@@ -708,12 +716,32 @@ static int note_second(const char *path, unsigned kind, const char *dir, bool *x
 }
 
 /* The record of an exec of a program the preload cannot follow (why: the
- * reason), path[0..len) as its X record names it. */
-static void send_untraced(const char *path, size_t len, unsigned why)
+ * reason), path[0..len) as its X record names it: this process's next
+ * image, or (child > 0) the first of the child a spawn made. */
+static void send_untraced(const char *path, size_t len, unsigned why, pid_t child)
 {
-	struct sandtrace_access acc = {.kind = K_X, .flags = SANDTRACE_AF_UNTRACED, .aux = why,
-				       .path_len = (uint32_t)len};
+	struct sandtrace_access acc = {
+	    .kind = K_X,
+	    .flags = (uint16_t)(SANDTRACE_AF_UNTRACED | (child > 0 ? SANDTRACE_AF_SPAWNED : 0)),
+	    .aux = why,
+	    .path_len = (uint32_t)len,
+	    .reserved = child > 0 ? (uint32_t)child : 0};
 	st__send_access(&acc, path, len, NULL, 0);
+}
+
+/* The untraced record of path[0..len): sent now, or a spawn's kept in
+ * s->hold (struct exec_sent) until its child's pid is known.  True when
+ * sent now, which an exec that returns must amend. */
+static bool untraced_out(struct exec_sent *s, const char *path, size_t len, unsigned why)
+{
+	if (s && s->hold && len < PATH_MAX) {
+		memcpy(s->hold, path, len);
+		s->hold_len = len;
+		s->hold_why = why;
+		return false;
+	}
+	send_untraced(path, len, why, 0);
+	return true;
 }
 
 /*
@@ -724,19 +752,17 @@ static void send_untraced(const char *path, size_t len, unsigned why)
  * exec's own check leaves its access unresolved when a cached verdict
  * answered it: resolved here, in the second access slot (free: the
  * interpreter's note comes after).  The spelling only when it cannot be
- * resolved (a /proc magic link): false then, which its amendment must say
- * (st__exec_failed's spelled).  Only for an untraced program: rare.
+ * resolved (a /proc magic link): *spelled then, which its amendment must
+ * say (st__exec_failed's spelled).  Sent or held as untraced_out, whose
+ * answer it returns.  Only for an untraced program: rare.
  */
-static bool send_untraced_resolved(const char *path, unsigned why)
+static bool send_untraced_resolved(struct exec_sent *s, const char *path, unsigned why,
+				   bool *spelled)
 {
 	const char *r;
 	ssize_t n = path[0] == '/' ? st__resolve_exe(&st__tls_acc[1], path, &r) : -1;
-	if (n > 0) {
-		send_untraced(r, (size_t)n, why);
-		return true;
-	}
-	send_untraced(path, strlen(path), why);
-	return false;
+	*spelled = n <= 0;
+	return n > 0 ? untraced_out(s, r, (size_t)n, why) : untraced_out(s, path, strlen(path), why);
 }
 
 /* How many #! interpreters one exec may open: the kernel runs an
@@ -797,13 +823,14 @@ static int interp_chain(const char *first, const char *dir, bool resetids, struc
 		bool elf, loader;
 		unsigned w = probe_exec(fd, next, PATH_MAX, &elf, &loader, resetids);
 		ST_SYSCALL(SYS_close, fd);
-		if (w && !undo) {
-			s->chain_why = w;
+		bool spelled;
+		if (w && !undo && send_untraced_resolved(s, p, w, &spelled)) {
+			s->chain_why = w; /* sent: amended if the exec returns */
 			s->chain_why_at = lv;
-			s->chain_why_spelled = !send_untraced_resolved(p, w);
-			if (why)
-				*why = w;
+			s->chain_why_spelled = spelled;
 		}
+		if (w && !undo && why)
+			*why = w;
 		if (w)
 			break;
 		name = next;
@@ -826,7 +853,7 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 			  const char *dir, struct exec_sent *sent)
 {
 	*ierr = 0;
-	*sent = (struct exec_sent){.second_dir = dir};
+	*sent = (struct exec_sent){.second_dir = dir, .hold = sent->hold};
 	if (keep)
 		*keep = -1;
 	const char *path = a->resolved ? a->rpath : a->abs;
@@ -855,13 +882,13 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 	else if (own >= 0)
 		ST_SYSCALL(SYS_close, own);
 	if (why) {
-		sent->why = why;
-		if (a->resolved && st__rpath_resolved(a)) {
-			send_untraced(a->rpath, a->rpath_len, why);
-			sent->why_spelled = false;
-		} else {
-			sent->why_spelled = !send_untraced_resolved(path, why);
-		}
+		bool now;
+		if (a->resolved && st__rpath_resolved(a))
+			now = untraced_out(sent, a->rpath, a->rpath_len, why);
+		else
+			now = send_untraced_resolved(sent, path, why, &sent->why_spelled);
+		if (now) /* to amend */
+			sent->why = why;
 	}
 	st__post(a, 0);
 	sent->prog = a->sent;
@@ -1506,7 +1533,8 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	struct exe_hint hint = {0};
 	const char *prog = NULL;
 	int pfd = -1; /* the program, left open by note_exec for its name */
-	struct exec_sent sent = {0};
+	char hold[PATH_MAX]; /* an untraced program's name, for its record */
+	struct exec_sent sent = {.hold = hold};
 	interp[0] = 0;
 	/* a PATH candidate the sandbox hides (or whose interpreter it hides) is
 	 * passed over as a missing one is, and the search goes on: the one
@@ -1521,7 +1549,7 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 		struct st_acc *a = &st__tls_acc[0];
 		st__acc_init(a, AT_FDCWD, prog, K_X, false);
 		a->again = exec_failed_here();
-		sent = (struct exec_sent){0};
+		sent = (struct exec_sent){.hold = hold};
 		int e = st__pre(a), ie = 0;
 		if (!e) {
 			/* the child's #! interpreter and ld.so's program, when
@@ -1577,10 +1605,14 @@ static int spawn_common(bool search, pid_t *pid, const char *file,
 	env_fix(envp, &env, why != SANDTRACE_UNTRACED_ELFCLASS, slot->absbuf, sizeof(slot->absbuf),
 		&hint);
 	errno = c.saved_errno;
+	pid_t child = 0, *cp = pid ? pid : &child; /* the child's pid, for hold's record */
 	r = ST_FORWARD(search && !direct
-			       ? REAL(posix_spawnp)(pid, file, fa, attr, argv, env.envp)
-			       : REAL(posix_spawn)(pid, direct ? found : file, fa, attr, argv, env.envp));
+			       ? REAL(posix_spawnp)(cp, file, fa, attr, argv, env.envp)
+			       : REAL(posix_spawn)(cp, direct ? found : file, fa, attr, argv, env.envp));
 	int after = errno;
+	/* a program the preload cannot follow ran in the child: its image */
+	if (r == 0 && sent.hold_len)
+		send_untraced(hold, sent.hold_len, sent.hold_why, *cp);
 	env_free(&env);
 	/* a program that is not there: the lookup failed (posix_spawnp's
 	 * candidates were recorded by spawn_find) */

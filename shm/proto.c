@@ -89,6 +89,12 @@ int sandtrace_proto_decode_access(const void *payload, uint32_t len,
 	    (out->a.flags & (SANDTRACE_AF_REPLY | SANDTRACE_AF_IDENTITY)) !=
 		(SANDTRACE_AF_REPLY | SANDTRACE_AF_IDENTITY))
 		return -EPROTO;
+	/* a spawned child's untraced image: a record, its pid given */
+	if ((out->a.flags & SANDTRACE_AF_SPAWNED) &&
+	    ((out->a.flags & (SANDTRACE_AF_UNTRACED | SANDTRACE_AF_EXEC_FAILED | SANDTRACE_AF_REPLY)) !=
+		 SANDTRACE_AF_UNTRACED ||
+	     out->a.kind != SANDTRACE_KIND_EXEC || out->a.reserved == 0 || out->a.reserved > INT32_MAX))
+		return -EPROTO;
 	/* an amendment of an exec's record (a record itself) */
 	if ((out->a.flags & SANDTRACE_AF_EXEC_FAILED) &&
 	    (out->a.kind != SANDTRACE_KIND_EXEC || (out->a.flags & SANDTRACE_AF_REPLY)))

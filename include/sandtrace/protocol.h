@@ -106,13 +106,19 @@ enum sandtrace_access_flags {
 					      program did not run; with AF_UNTRACED (aux: why)
 					      the untraced record it sent.  The daemon amends
 					      what it holds (sandtraced.c, exec_failed) */
-	SANDTRACE_AF_IO_URING = 1u << 11   /* no access: the process set up (or entered) an
+	SANDTRACE_AF_IO_URING = 1u << 11,  /* no access: the process set up (or entered) an
 					      io_uring, whose entries reach files unseen; the
 					      path is the call's name (io_uring_setup,
 					      io_uring_queue_init, ...), kind QUERY.  With
 					      AF_DENIED the shim refused it (ENOSYS): a
 					      violation; without, the ring was let through and
 					      the process's accesses through it are missing */
+	SANDTRACE_AF_SPAWNED = 1u << 12    /* with AF_UNTRACED, kind EXEC: the program the
+					      preload cannot follow runs in a child the sender
+					      spawned (posix_spawn), whose pid is `reserved`,
+					      not in the sender's next image: the daemon makes
+					      that pid an untraced image, child of the sender.
+					      Sent after the spawn returned; never amended */
 };
 
 /*

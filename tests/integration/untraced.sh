@@ -20,6 +20,38 @@ gcc -static -o st p.c 2>/dev/null && {
 pid = os.posix_spawn("./st", ["st"], os.environ); sys.exit(os.waitpid(pid, 0)[1])')
 	check "static via posix_spawn: output unchanged" test "$out" = hi
 	check "static via posix_spawn: reported as untraced static" test "$(untraced_why r1s.jsonl st)" = static
+	# ... and its process record is the child's (its pid, the spawner its parent,
+	# its exit status), not a next image of the spawner, which goes on and exits
+	printf '#include <stdio.h>\nint main(void){puts("hi");return 3;}\n' > p3.c
+	gcc -static -o st3 p3.c 2>/dev/null
+	out=$("$ST" run --report r1p.jsonl -- python3 -c 'import os,sys
+pid = os.posix_spawn("./st3", ["st3"], os.environ); print(pid, os.getpid())
+sys.stdout.flush(); os.waitpid(pid, 0); print("on")')
+	got=$(printf '%s\n' "$out" | python3 -c 'import json,sys
+lines = sys.stdin.read().split("\n")
+child, me = map(int, lines[0].split()) if lines[0][0].isdigit() else (map(int, lines[1].split()))
+recs = [json.loads(l) for l in open(sys.argv[1])]
+p = [r for r in recs if r.get("type") == "process"]
+u = [r for r in p if r.get("traced") is False]
+mine = [r for r in p if r["pid"] == me][-1]
+print(len(u), u[0]["pid"] == child, u[0]["ppid"] == me, u[0]["exit"], mine["exit"], bool(mine.get("execed")))' r1p.jsonl)
+	check "static via posix_spawn: the child's untraced record, its parent, its exit; the spawner went on (got: $got)" \
+		test "$got" = "1 True True 3 0 False"
+	# the same for a script whose #! interpreter is the static program
+	printf '#!%s/st3\n' "$W" > sc3 && chmod +x sc3
+	out=$("$ST" run --report r1q.jsonl -- python3 -c 'import os,sys
+pid = os.posix_spawn("./sc3", ["sc3"], os.environ); print(pid, os.getpid())
+sys.stdout.flush(); os.waitpid(pid, 0); print("on")')
+	got=$(printf '%s\n' "$out" | python3 -c 'import json,sys
+lines = sys.stdin.read().split("\n")
+child, me = map(int, lines[0].split()) if lines[0][0].isdigit() else (map(int, lines[1].split()))
+p = [json.loads(l) for l in open(sys.argv[1])]
+p = [r for r in p if r.get("type") == "process"]
+u = [r for r in p if r.get("traced") is False]
+mine = [r for r in p if r["pid"] == me][-1]
+print(len(u), u[0]["pid"] == child, u[0]["exe"].endswith("/st3"), u[0]["exit"], mine["exit"], bool(mine.get("execed")))' r1q.jsonl)
+	check "a script run by a static interpreter via posix_spawn: the child's untraced record (got: $got)" \
+		test "$got" = "1 True True 3 0 False"
 	out=$("$ST" run --report r1f.jsonl -- python3 -c 'import os
 os.execve(os.open("./st", os.O_RDONLY), ["st"], os.environ)')
 	check "static via fexecve: output unchanged" test "$out" = hi

@@ -138,6 +138,27 @@ START_TEST(decode_access_lies)
 	ck_assert_int_eq(sandtrace_proto_decode_access(buf, n, &v), -EPROTO);
 	n = access_payload(buf, SANDTRACE_KIND_MISSING, 0, "/a", 2, NULL, 0);
 	ck_assert_int_eq(sandtrace_proto_decode_access(buf, n, &v), 0);
+	/* a spawned child's untraced image: an untraced EXEC record naming a
+	 * pid, never an amendment, a request, another kind or pid 0 or < 0 */
+	const unsigned sp = SANDTRACE_AF_UNTRACED | SANDTRACE_AF_SPAWNED;
+	n = access_payload(buf, SANDTRACE_KIND_EXEC, sp, "/a", 2, NULL, 0);
+	a->reserved = 4242;
+	ck_assert_int_eq(sandtrace_proto_decode_access(buf, n, &v), 0);
+	ck_assert_uint_eq(v.a.reserved, 4242);
+	a->reserved = 0;
+	ck_assert_int_eq(sandtrace_proto_decode_access(buf, n, &v), -EPROTO);
+	a->reserved = 0x80000000u;
+	ck_assert_int_eq(sandtrace_proto_decode_access(buf, n, &v), -EPROTO);
+	a->reserved = 7;
+	static const unsigned bad[] = {SANDTRACE_AF_SPAWNED, sp | SANDTRACE_AF_EXEC_FAILED,
+				       sp | SANDTRACE_AF_REPLY};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		a->flags = (uint16_t)bad[i];
+		ck_assert_int_eq(sandtrace_proto_decode_access(buf, n, &v), -EPROTO);
+	}
+	a->flags = (uint16_t)sp;
+	a->kind = SANDTRACE_KIND_READ;
+	ck_assert_int_eq(sandtrace_proto_decode_access(buf, n, &v), -EPROTO);
 }
 END_TEST
 
