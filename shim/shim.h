@@ -574,8 +574,12 @@ struct st_acc {
 	int fd;               /* identity mode: the descriptor a read-only open returned, or -1 */
 	bool refuse;          /* identity mode, fenced: the version failed --verify; the wrapper
 				 closes what it opened and fails with EACCES */
-	bool loads;           /* a library a dlopen loads: refused as an exec is (the wrapper
-				 records it before the call, or unloads it) */
+	bool loads;           /* a file libc reads by its path inside the call and keeps no
+				 descriptor of (a library dlopen loads, a catalog catopen
+				 maps, the zone file tzset reads): identity mode takes its
+				 version from the path, and refuses one that fails
+				 verification under a fence as an exec (the wrapper records
+				 it before the call, or undoes the call) */
 	bool again;           /* st__post records even what was recorded already (an exec
 				 after one of this process failed: wrap_exec.c) */
 	bool sent;            /* st__post (or st__pre's violation) sent a record */

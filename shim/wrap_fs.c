@@ -166,11 +166,40 @@ EXPORT FILE *setmntent(const char *path, const char *mode)
 /* setmntent's other public name (glibc's alias) */
 EXPORT FILE *__setmntent(const char *path, const char *mode) ST_ALIAS(setmntent);
 /* catopen: a name with a slash is the catalog's path, opened by an internal
- * call; so is each place a name without one is looked for along NLSPATH */
+ * call; so is each place a name without one is looked for along NLSPATH.
+ * libc maps the catalog and keeps no descriptor: in identity mode its
+ * version is the path's (st_acc.loads), and one that fails verification
+ * under a fence is closed again and refused (EACCES), as an open of it is. */
 static nl_catd catopen_path(const char *path, int flag)
 {
-	ONE_PATH(nl_catd, (nl_catd)-1, (r_ == (nl_catd)-1), AT_FDCWD, path, K_R, false, false,
-		 REAL(catopen)(path, flag));
+	struct st_call c;
+	if (!st__enter(&c))
+		return ST_UNCHECKED(nl_catd, c, (nl_catd)-1, EACCES, ST_PROBE_SLOT(path),
+				    REAL(catopen)(path, flag));
+	struct st_acc *a = &st__tls_acc[0];
+	st__acc_init(a, AT_FDCWD, path, K_R, false);
+	int e = st__pre(a);
+	if (e) {
+		e = ST_REFUSAL(nl_catd, e, ST_PROBE_SLOT(path), REAL(catopen)(path, flag));
+		st__leave(&c);
+		errno = e;
+		return (nl_catd)-1;
+	}
+	errno = c.saved_errno;
+	nl_catd d = ST_FORWARD(REAL(catopen)(path, flag));
+	int after = errno;
+	a->loads = true;
+	st__post(a, d == (nl_catd)-1 ? after : 0);
+	if (a->refuse && d != (nl_catd)-1) { /* --verify --fence: a failed version */
+		static void *_Atomic real_catclose; /* not wrapped: not in symbols.def */
+		void *cc = atomic_load_explicit(&real_catclose, memory_order_acquire);
+		((int (*)(nl_catd))(cc ? cc : st__resolve(&real_catclose, "catclose")))(d);
+		d = (nl_catd)-1;
+		after = EACCES;
+	}
+	st__leave(&c);
+	errno = after;
+	return d;
 }
 
 /* glibc's places for a catalog when NLSPATH does not say (or after what it
@@ -463,9 +492,15 @@ static void tz_judge(char ***slot, const char **sub)
 			struct st_acc *a = &st__tls_acc[0];
 			st__acc_init(a, AT_FDCWD, path, K_R, false);
 			hidden = st__pre(a) != 0;
-			if (!hidden)
+			if (!hidden) {
+				/* libc reads it by path: in identity mode its version
+				 * is the path's, and one that fails verification under a
+				 * fence is kept from libc as a hidden one (st_acc.loads) */
+				a->loads = true;
 				st__post(a, ST_SYSCALL(SYS_faccessat, AT_FDCWD, path, F_OK) == 0 ? 0
 												   : errno);
+				hidden = a->refuse;
+			}
 			if (!atomic_flag_test_and_set_explicit(&tz_lock, memory_order_acquire)) {
 				memcpy(tz_path, path, strlen(path) + 1);
 				tz_hidden = hidden;

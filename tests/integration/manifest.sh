@@ -115,6 +115,37 @@ done
 check "verify --fence: the program's descriptors 0-2 still open" \
 	test "$(grep -c '^fd[012]=open$' reads.out)" = 3
 
+# ---- files libc reads by path inside a call and keeps no descriptor of (catopen's
+# catalog, which it maps; tzset's zone file): a version that fails verification is
+# refused under a fence as an open of it is (it was read: catopen gave the catalog,
+# localtime used the zone) ----
+if command -v gencat >/dev/null && [ -e /usr/share/zoneinfo/Asia/Tokyo ] &&
+	[ -e /usr/share/zoneinfo/America/New_York ]; then
+	printf '$set 1\n1 first\n' > cat.msg && gencat cat.cat cat.msg
+	cp /usr/share/zoneinfo/Asia/Tokyo zone
+	# "CATALOG ZONE-OFFSET": a catopen of cat.cat (by path) and localtime under TZ=zone
+	cat > cz.py <<'PY'
+import ctypes, sys, time
+c = ctypes.CDLL(None)
+c.catopen.restype = ctypes.c_void_p
+d = c.catopen(sys.argv[1].encode(), 0)
+print("refused" if d in (None, 2**64 - 1) else "opened", time.strftime("%z", time.localtime(0)))
+PY
+	export TZ="$W/zone"
+	out=$("$ST" run --manifest mcz --hash-cache none --report rmcz.jsonl -- python3 cz.py "$W/cat.cat")
+	check "manifest: the catalog and the zone file are read (got: $out)" test "$out" = "opened +0900"
+	out=$("$ST" run --fence --policy allow.policy --verify mcz --hash-cache none --report rvcz0.jsonl -- python3 cz.py "$W/cat.cat")
+	check "verify --fence, catalog and zone unchanged: used (got: $out)" test "$out" = "opened +0900"
+	printf '$set 1\n1 second\n' > cat.msg && gencat cat.cat cat.msg
+	cp /usr/share/zoneinfo/America/New_York zone
+	out=$("$ST" run --fence --policy allow.policy --verify mcz --hash-cache none --report rvcz.jsonl -- python3 cz.py "$W/cat.cat")
+	check "verify --fence, catalog and zone changed: both refused, the zone as a missing one (got: $out)" \
+		test "$out" = "refused +0000"
+	check "verify --fence, catalog and zone changed: two violations marked hidden" \
+		test "$(grep '"class":"integrity"' rvcz.jsonl | grep -c '"hidden":true')" = 2
+	unset TZ
+fi
+
 # ---- a library dlopen'ed by path, or by a name with $LIB or $PLATFORM: a version that
 # fails verification is refused at the dlopen under a fence (it was loaded: a dlopen has no
 # descriptor to undo, and the $LIB name was not even recorded at the call) ----
