@@ -888,7 +888,10 @@ static void emit_mismatch(struct st__mf *m, const struct sandtrace_access_view *
 		json_object_set_new(o, "why", json_string(strerror(-hash_err)));
 	}
 	json_object_set_new(o, "size", json_integer(v->id.size));
-	json_object_set_new(o, "hidden", json_boolean((m->run_flags & SANDTRACE_F_FENCED) != 0));
+	/* hidden: the sender refuses the version (a fenced run's open, exec or
+	 * load); a file libc mapped or a database it read is used */
+	json_object_set_new(o, "hidden", json_boolean((m->run_flags & SANDTRACE_F_FENCED) != 0 &&
+						      (v->a.flags & SANDTRACE_AF_REFUSES) != 0));
 	st__report_emit(m->rep, o);
 	m->sum->violations++;
 }

@@ -768,6 +768,15 @@ static int id_key(struct st_acc *a, unsigned cls, const struct sandtrace_identit
 /* --verify: is this version of a listed file the one the manifest holds?
  * Returns SANDTRACE_V_TAMPERED when not, 0 when it is or the path is not
  * listed.  *nocache: the answer must not be cached (the daemon was lost). */
+/* Does a fenced run refuse a version of a's file that fails verification?
+ * When the call can be undone or not made: an open (a->fd), an exec, a file
+ * libc reads by path inside the call (a->loads). */
+static bool refusable(const struct st_acc *a, unsigned kind)
+{
+	return (st__g.flags & SANDTRACE_F_FENCED) &&
+	       (a->fd >= 0 || kind == SANDTRACE_KIND_EXEC || a->loads);
+}
+
 static uint32_t verify_version(struct st_acc *a, unsigned kind, const struct sandtrace_identity *id,
 			       bool *nocache)
 {
@@ -780,7 +789,7 @@ static uint32_t verify_version(struct st_acc *a, unsigned kind, const struct san
 						       a->rpath, a->rpath_len, &v) != 1)
 		return 0;
 	struct sandtrace_verdict vd;
-	if (st__request_verify(kind, a->rpath, a->rpath_len, id, &vd) == 0)
+	if (st__request_verify(kind, a->rpath, a->rpath_len, id, refusable(a, kind), &vd) == 0)
 		return vd.action == SANDTRACE_ALLOW ? 0 : SANDTRACE_V_TAMPERED;
 	*nocache = true;
 	/* the daemon is lost: a fenced run fails closed */
@@ -819,8 +828,7 @@ static bool post_identity(struct st_acc *a, unsigned kind)
 	}
 	resolve(a);
 	if (!a->skip) {
-		bool refused = (v & SANDTRACE_V_TAMPERED) && (st__g.flags & SANDTRACE_F_FENCED) &&
-			       (a->fd >= 0 || kind == SANDTRACE_KIND_EXEC || a->loads);
+		bool refused = (v & SANDTRACE_V_TAMPERED) && refusable(a, kind);
 		struct sandtrace_access acc = {.kind = (uint8_t)kind,
 					       .flags = SANDTRACE_AF_IDENTITY,
 					       .err = refused ? EACCES : 0,
@@ -834,8 +842,7 @@ done:
 	/* a fenced run refuses a version that failed verification: the wrapper
 	 * undoes the open (a->fd), the exec is not made, the library not loaded
 	 * (or unloaded) */
-	if ((v & SANDTRACE_V_TAMPERED) && (st__g.flags & SANDTRACE_F_FENCED) &&
-	    (a->fd >= 0 || kind == SANDTRACE_KIND_EXEC || a->loads))
+	if ((v & SANDTRACE_V_TAMPERED) && refusable(a, kind))
 		a->refuse = true;
 	return true;
 }

@@ -471,11 +471,12 @@ int st__request(unsigned kind, const char *path, size_t len, struct sandtrace_ve
 }
 
 int st__request_verify(unsigned kind, const char *path, size_t len,
-		       const struct sandtrace_identity *id, struct sandtrace_verdict *v)
+		       const struct sandtrace_identity *id, bool refuses, struct sandtrace_verdict *v)
 {
 	struct sandtrace_access acc = {
 	    .kind = (uint8_t)kind,
-	    .flags = SANDTRACE_AF_REPLY | SANDTRACE_AF_VERIFY | SANDTRACE_AF_IDENTITY,
+	    .flags = (uint16_t)(SANDTRACE_AF_REPLY | SANDTRACE_AF_VERIFY | SANDTRACE_AF_IDENTITY |
+				(refuses ? SANDTRACE_AF_REFUSES : 0)),
 	    .path_len = (uint32_t)len};
 	struct iovec iov[3] = {{&acc, sizeof(acc)}, {(void *)path, len}, {(void *)id, sizeof(*id)}};
 	return request(iov, 3, v);

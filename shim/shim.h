@@ -990,9 +990,10 @@ int st__send_access(const struct sandtrace_access *acc, const char *path, size_t
 		    const char *path2, size_t len2);
 int st__request(unsigned kind, const char *path, size_t len, struct sandtrace_verdict *v);
 /* st__request_verify - ask the daemon whether this version (id) of path
- * matches the --verify manifest (ACCESS with AF_REPLY|AF_VERIFY|AF_IDENTITY). */
+ * matches the --verify manifest (ACCESS with AF_REPLY|AF_VERIFY|AF_IDENTITY;
+ * refuses: the caller refuses a version that fails, AF_REFUSES). */
 int st__request_verify(unsigned kind, const char *path, size_t len,
-		       const struct sandtrace_identity *id, struct sandtrace_verdict *v);
+		       const struct sandtrace_identity *id, bool refuses, struct sandtrace_verdict *v);
 void st__send_exit(int status, bool child, pid_t pid);
 void st__hello(void);
 /* st__note_libraries - record the shared objects mapped in this process.

@@ -89,6 +89,8 @@ int sandtrace_proto_decode_access(const void *payload, uint32_t len,
 	    (out->a.flags & (SANDTRACE_AF_REPLY | SANDTRACE_AF_IDENTITY)) !=
 		(SANDTRACE_AF_REPLY | SANDTRACE_AF_IDENTITY))
 		return -EPROTO;
+	if ((out->a.flags & SANDTRACE_AF_REFUSES) && !(out->a.flags & SANDTRACE_AF_VERIFY))
+		return -EPROTO;
 	/* a spawned child's untraced image: a record, its pid given */
 	if ((out->a.flags & SANDTRACE_AF_SPAWNED) &&
 	    ((out->a.flags & (SANDTRACE_AF_UNTRACED | SANDTRACE_AF_EXEC_FAILED | SANDTRACE_AF_REPLY)) !=

@@ -113,12 +113,17 @@ enum sandtrace_access_flags {
 					      AF_DENIED the shim refused it (ENOSYS): a
 					      violation; without, the ring was let through and
 					      the process's accesses through it are missing */
-	SANDTRACE_AF_SPAWNED = 1u << 12    /* with AF_UNTRACED, kind EXEC: the program the
+	SANDTRACE_AF_SPAWNED = 1u << 12,   /* with AF_UNTRACED, kind EXEC: the program the
 					      preload cannot follow runs in a child the sender
 					      spawned (posix_spawn), whose pid is `reserved`,
 					      not in the sender's next image: the daemon makes
 					      that pid an untraced image, child of the sender.
 					      Sent after the spawn returned; never amended */
+	SANDTRACE_AF_REFUSES = 1u << 13    /* with AF_VERIFY: the sender refuses a version that
+					      fails (a fenced run's open, exec or load); without,
+					      it is reported and used (a file libc mapped, a
+					      database it read): the violation says whether the
+					      file was hidden */
 };
 
 /*

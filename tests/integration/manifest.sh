@@ -145,6 +145,18 @@ PY
 		test "$(grep '"class":"integrity"' rvcz.jsonl | grep -c '"hidden":true')" = 2
 	unset TZ
 fi
+# ... while a file libc maps after the call (a locale's, from LOCPATH) is verified and
+# reported, not refused: its violation says it was not hidden
+if [ -d /usr/lib/locale/C.utf8 ]; then
+	mkdir -p loc && cp -r /usr/lib/locale/C.utf8 loc/xx_YY.utf8
+	lc() { LOCPATH="$W/loc" LC_ALL=xx_YY.UTF-8 "$ST" run "$@" -- python3 -c 'import locale; print(locale.setlocale(locale.LC_ALL, ""))'; }
+	lc --manifest mlc --hash-cache none --report rmlc.jsonl > /dev/null
+	printf x >> loc/xx_YY.utf8/LC_IDENTIFICATION
+	out=$(lc --fence --policy allow.policy --verify mlc --hash-cache none --report rvlc.jsonl)
+	check "verify --fence, a locale's changed file: the locale is used (got: $out)" test "$out" = xx_YY.UTF-8
+	check "verify --fence, a locale's changed file: a violation, not marked hidden" \
+		test "$(grep '"class":"integrity"' rvlc.jsonl | grep -c '"hidden":false')" = 1
+fi
 
 # ---- a library dlopen'ed by path, or by a name with $LIB or $PLATFORM: a version that
 # fails verification is refused at the dlopen under a fence (it was loaded: a dlopen has no

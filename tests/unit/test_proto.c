@@ -159,6 +159,9 @@ START_TEST(decode_access_lies)
 	a->flags = (uint16_t)sp;
 	a->kind = SANDTRACE_KIND_READ;
 	ck_assert_int_eq(sandtrace_proto_decode_access(buf, n, &v), -EPROTO);
+	/* AF_REFUSES belongs to verification requests only */
+	n = access_payload(buf, SANDTRACE_KIND_READ, SANDTRACE_AF_REFUSES, "/a", 2, NULL, 0);
+	ck_assert_int_eq(sandtrace_proto_decode_access(buf, n, &v), -EPROTO);
 }
 END_TEST
 
