@@ -32,11 +32,13 @@
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/mount.h>
+#include <sys/quota.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <sys/swap.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/types.h>
@@ -1072,6 +1074,13 @@ void st__fs_gen_bump_global(void);
 #endif
 long st__mount_api(long nr, long a1, long a2, long a3, long a4, long a5);
 #endif
+
+/* syscall() of quotactl, pivot_root and uselib (wrap_fs.c): checked and
+ * recorded as the libc wrappers of the first two are, forwarded as
+ * syscall(nr, ...); the same result and errno. */
+long st__quotactl(long cmd, long special, long id, long addr);
+long st__pivot_root(long new_root, long put_old);
+long st__uselib(long path);
 
 /* raw syscall dispatch for syscall() (wrap_sys.c) */
 long st__syscall_path(long nr, long a1, long a2, long a3, long a4, long a5, long a6, bool *handled);

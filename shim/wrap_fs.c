@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <linux/dqblk_xfs.h>
 #include <link.h>
 #include <mntent.h>
 #include <netdb.h>
@@ -2656,6 +2657,158 @@ EXPORT int umount2(const char *target, int flags)
 EXPORT int umount(const char *target)
 {
 	return umount2(target, 0);
+}
+
+/*
+ * The other calls that put a name to a system-wide use.  acct, swapon,
+ * swapoff and pivot_root need a capability, which the kernel checks before
+ * it looks the name up (EPERM without it: what a refusal's probe gives, as
+ * for a missing name); quotactl checks its after the lookup.
+ * acct: process accounting appends to the file, a write; a null name turns
+ * accounting off and names nothing (forwarded).
+ * swapon, swapoff: the kernel opens the swap file read-write and writes
+ * pages into it (swapoff ends that, as umount ends a mount): writes.
+ * quotactl(cmd, special, id, addr): special names the block device of the
+ * file system whose quotas are asked (the Q_GET* and Q_XGET* commands: a
+ * query) or changed (quotas turned on or off, limits set, synced: a write,
+ * as mount's target); a null special (Q_SYNC of every file system, else
+ * ENODEV) names nothing.  Q_QUOTAON's addr names the quota file the kernel
+ * then reads and writes (a write), judged with special: it is looked up
+ * first, but a file system that keeps hidden quota files (quota_on_meta)
+ * ignores it, so a refusal is not probed on it (the probe would turn the
+ * quotas on); a null or unreadable addr (EFAULT, ignored the same way) is
+ * left to the kernel.
+ * pivot_root(new_root, put_old): new_root becomes the root, a lookup as
+ * chroot's (a query); the old root is attached at put_old, a mount's target
+ * (a write).  The daemon's connection is made before it, while the
+ * socket's path still leads there (as for chroot); once it succeeded the
+ * cwd cache and every cached resolution go (as after chroot and mount).
+ * (uselib, below: syscall() only.)  errno is the call's.
+ */
+EXPORT int acct(const char *path)
+{
+	if (st__null(path))
+		return REAL(acct)(path);
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, false, false, REAL(acct)(path));
+}
+EXPORT int swapon(const char *path, int flags)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, false, false, REAL(swapon)(path, flags));
+}
+EXPORT int swapoff(const char *path)
+{
+	ONE_PATH(int, -1, FAILED_INT, AT_FDCWD, path, K_W, false, false, REAL(swapoff)(path));
+}
+
+/* Does quotactl's command (QCMD(subcmd, type)) only read quotas? */
+static bool quota_query(int cmd)
+{
+	switch ((unsigned)cmd >> SUBCMDSHIFT) {
+	case Q_GETFMT:
+	case Q_GETINFO:
+	case Q_GETQUOTA:
+	case Q_GETNEXTQUOTA:
+	case Q_XGETQSTAT:
+	case Q_XGETQSTATV:
+	case Q_XGETQUOTA:
+	case Q_XGETNEXTQUOTA:
+		return true;
+	default:
+		return false;
+	}
+}
+/* quotactl(raw: syscall()'s number, else libc's) */
+static long quotactl_checked(bool raw, int cmd, const char *special, int id, caddr_t addr)
+{
+	/* addr: what is judged, a name the call may ignore (not probed) */
+	const char *file = addr;
+#define QUOTA_CALL                                                                                 \
+	(raw ? REAL(syscall)(SYS_quotactl, cmd, special, id, addr)                                 \
+	     : (long)REAL(quotactl)(cmd, special, id, addr))
+	if (st__null(special))
+		return QUOTA_CALL;
+	unsigned kind = quota_query(cmd) ? K_Q : K_W;
+	if ((unsigned)cmd >> SUBCMDSHIFT == Q_QUOTAON && !st__null(file) && !st__unreadable(file))
+		TWO_PATHS(long, -1, (r_ < 0), AT_FDCWD, special, kind, false, false, AT_FDCWD,
+			  ST_NOPROBE(file), K_W, false, QUOTA_CALL);
+	ONE_PATH(long, -1, (r_ < 0), AT_FDCWD, special, kind, false, false, QUOTA_CALL);
+#undef QUOTA_CALL
+}
+EXPORT int quotactl(int cmd, const char *special, int id, caddr_t addr)
+{
+	return (int)quotactl_checked(false, cmd, special, id, addr);
+}
+long st__quotactl(long cmd, long special, long id, long addr)
+{
+	return quotactl_checked(true, (int)cmd, (const char *)special, (int)id, (caddr_t)addr);
+}
+
+int pivot_root(const char *new_root, const char *put_old);
+/* pivot_root (raw: syscall()'s number, else libc's) */
+static long pivot_checked(bool raw, const char *new_root, const char *put_old)
+{
+#define PIVOT_CALL                                                                                 \
+	(raw ? REAL(syscall)(SYS_pivot_root, new_root, put_old)                                    \
+	     : (long)REAL(pivot_root)(new_root, put_old))
+	/* a name the kernel cannot copy in: EFAULT (TWO_PATHS) */
+	if (st__null(new_root) || st__unreadable(new_root) || st__null(put_old) ||
+	    st__unreadable(put_old))
+		return PIVOT_CALL;
+	struct st_call c;
+	if (!st__enter(&c))
+		return ST_UNCHECKED(long, c, -1, EACCES, ST_PROBE_SLOT(new_root), PIVOT_CALL);
+	struct st_acc *a = &st__tls_acc[0], *b = &st__tls_acc[1];
+	st__acc_init(a, AT_FDCWD, new_root, K_Q, false);
+	st__acc_init(b, AT_FDCWD, put_old, K_W, false);
+	a->pair = b->pair = true;
+	int e = st__pre(a);
+	const char **slot = ST_PROBE_SLOT(new_root); /* the refused name's */
+	if (!e) {
+		e = st__pre(b);
+		slot = ST_PROBE_SLOT(put_old);
+	} else {
+		st__acc_done(b);
+	}
+	if (e) {
+		e = ST_REFUSAL(long, e, slot, PIVOT_CALL);
+		st__acc_done(a);
+		st__acc_done(b);
+		st__leave(&c);
+		errno = e;
+		return -1;
+	}
+	st__hello();
+	errno = c.saved_errno;
+	long r = ST_FORWARD(PIVOT_CALL);
+	int after = errno;
+	if (r == 0) {
+		st__cwd_invalidate();
+		st__fs_gen_bump_global();
+	}
+	st__post(a, r < 0 ? after : 0);
+	st__post(b, r < 0 ? after : 0);
+	st__leave(&c);
+	errno = after;
+	return r;
+#undef PIVOT_CALL
+}
+EXPORT int pivot_root(const char *new_root, const char *put_old)
+{
+	return (int)pivot_checked(false, new_root, put_old);
+}
+long st__pivot_root(long new_root, long put_old)
+{
+	return pivot_checked(true, (const char *)new_root, (const char *)put_old);
+}
+
+/* uselib(library), by syscall() (glibc's uselib is a compat symbol): a
+ * library loaded, a read as dlopen's name.  A kernel built without it gives
+ * ENOSYS for any name (a refusal too, by its probe). */
+long st__uselib(long path)
+{
+	const char *lib = (const char *)path;
+	ONE_PATH(long, -1, (r_ < 0), AT_FDCWD, lib, K_R, false, false,
+		 REAL(syscall)(SYS_uselib, lib));
 }
 
 /*

@@ -60,6 +60,9 @@ int utimes(const char *, const struct timeval *);
 int futimesat(int, const char *, const struct timeval *);
 int chroot(const char *);
 long st__sys_getdents(long nr, int fd, void *buf, size_t len); /* wrap_dir.c */
+int acct(const char *);
+int swapon(const char *, int);
+int swapoff(const char *);
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452 /* Linux 6.6; the number is the same on every architecture */
@@ -434,6 +437,22 @@ EXPORT long syscall(long nr, ...)
 		return mount(P(a1), P(a2), P(a3), (unsigned long)a4, (const void *)a5);
 	case SYS_umount2:
 		return umount2(P(a1), I(a2));
+	/* the other system-wide uses of a name, as their libc wrappers
+	 * (pivot_root and uselib: wrap_fs.c) */
+	case SYS_acct:
+		return acct(P(a1));
+	case SYS_swapon:
+		return swapon(P(a1), I(a2));
+	case SYS_swapoff:
+		return swapoff(P(a1));
+	case SYS_quotactl:
+		return st__quotactl(a1, a2, a3, a4);
+	case SYS_pivot_root:
+		return st__pivot_root(a1, a2);
+#ifdef SYS_uselib
+	case SYS_uselib:
+		return st__uselib(a1);
+#endif
 #ifdef ST_HAVE_MOUNT_API
 	/* the new mount API, as its libc wrappers (and open_tree_attr) */
 	case SYS_open_tree:

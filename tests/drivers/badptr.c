@@ -47,10 +47,12 @@
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/quota.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
+#include <sys/swap.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -64,6 +66,7 @@ extern int __openat_2(int, const char *, int);
 extern int __xstat(int, const char *, struct stat *);
 extern int __lxstat(int, const char *, struct stat *);
 extern int __fxstatat(int, int, const char *, struct stat *, int);
+extern int pivot_root(const char *, const char *); /* glibc exports it, no header declares it */
 extern int __xmknod(int, const char *, mode_t, dev_t *);
 extern ssize_t __readlink_chk(const char *, char *, size_t, size_t);
 extern char *__realpath_chk(const char *, char *, size_t);
@@ -210,6 +213,13 @@ static void one(const char *name, const char *ptr, char *B, long (*fn)(char *))
 	X(mount_target, L(mount("none", B, "tmpfs", 0, NULL)))                                     \
 	X(umount, L(umount(B)))                                                                    \
 	X(umount2, L(umount2(B, 0)))                                                               \
+	X(acct, L(acct(B)))                                                                        \
+	X(swapon, L(swapon(B, 0)))                                                                 \
+	X(swapoff, L(swapoff(B)))                                                                  \
+	X(quotactl, L(quotactl(QCMD(Q_GETQUOTA, USRQUOTA), B, 0, (caddr_t)&(struct dqblk){0})))    \
+	X(quotactl_file, L(quotactl(QCMD(Q_QUOTAON, USRQUOTA), nx, QFMT_VFS_V0, (caddr_t)B)))      \
+	X(pivot_root_new, L(pivot_root(B, nx)))                                                    \
+	X(pivot_root_old, L(pivot_root(nx, B)))                                                    \
 	X(dlopen, P(dlopen(B, RTLD_NOW)))                                                          \
 	X(execve, L(execve(B, (char *[]){"x", NULL}, environ)))                                    \
 	X(execve_argv, L(execve(nx, (char **)B, environ)))                                         \
@@ -298,6 +308,12 @@ static void one(const char *name, const char *ptr, char *B, long (*fn)(char *))
 	X(SYS_chroot, L(syscall(SYS_chroot, B)))                                                   \
 	X(SYS_mount, L(syscall(SYS_mount, "none", B, "tmpfs", 0, NULL)))                           \
 	X(SYS_umount2, L(syscall(SYS_umount2, B, 0)))                                              \
+	X(SYS_acct, L(syscall(SYS_acct, B)))                                                       \
+	X(SYS_swapon, L(syscall(SYS_swapon, B, 0)))                                                \
+	X(SYS_swapoff, L(syscall(SYS_swapoff, B)))                                                 \
+	X(SYS_quotactl, L(syscall(SYS_quotactl, QCMD(Q_GETQUOTA, USRQUOTA), B, 0, &(struct dqblk){0}))) \
+	X(SYS_pivot_root, L(syscall(SYS_pivot_root, B, nx)))                                       \
+	X(SYS_uselib, L(syscall(SYS_uselib, B)))                                                   \
 	X(SYS_statfs, L(syscall(SYS_statfs, B, &(struct statfs){0})))                              \
 	X(SYS_getxattr, L(syscall(SYS_getxattr, B, "user.x", NULL, 0)))                            \
 	X(SYS_setxattr, L(syscall(SYS_setxattr, B, "user.x", "v", 1, 0)))                          \
