@@ -10,6 +10,8 @@
  *        pathcalls probe             for strace -n -e trace=%file: every number 0..511 called
  *                                    with a string in each argument, none run (seccomp: ENOSYS)
  *        pathcalls DIR plain|seccomp run each case, print "LABEL RESULT"
+ *        pathcalls acct FILE sys|libc   (root) do_acct: accounting into FILE
+ *        pathcalls pivot NEW sys|libc   (root) do_pivot: the root moved to a tmpfs on NEW
  *
  * A case is one call with one of its looked-up names (the table's P argument) set to
  * DIR/hid/nodir/LABEL, the other names to DIR/vis (an existing file), in a child of its own:
@@ -35,6 +37,7 @@
 #include <linux/filter.h>
 #include <linux/mount.h>
 #include <linux/seccomp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,6 +47,7 @@
 #include <string.h>
 #include <sys/fanotify.h>
 #include <sys/inotify.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/quota.h>
 #include <sys/stat.h>
@@ -331,6 +335,58 @@ static int probe(void)
 	return 1;
 }
 
+static void step(const char *what, long r)
+{
+	printf("%s %s\n", what, r >= 0 ? "ok" : strerrorname_np(errno));
+	fflush(stdout);
+}
+
+int pivot_root(const char *, const char *); /* glibc exports it, no header declares it */
+
+/* accounting into file (by syscall() or libc's acct; root, in a pid
+ * namespace of its own: accounting is the namespace's) while a child exits,
+ * then off; says whether the file was written */
+static int do_acct(const char *file, bool libc)
+{
+	step("acct", libc ? acct(file) : syscall(SYS_acct, file));
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	step("acct-off", libc ? acct(NULL) : syscall(SYS_acct, NULL));
+	struct stat st;
+	printf("written %s\n", stat(file, &st) != 0 ? strerrorname_np(errno)
+			       : st.st_size > 0	    ? "yes"
+						    : "no");
+	return 0;
+}
+
+/* in a mount namespace of its own (root): a tmpfs on new, new/old made,
+ * the root moved there (by syscall() or libc's pivot_root), the old one
+ * detached; each step's result */
+static int do_pivot(const char *new, bool libc)
+{
+	char old[PATH_MAX];
+	snprintf(old, sizeof(old), "%s/old", new);
+	/* the namespace's set-up, by libc's own mount (a preloaded one would
+	 * judge "/": not writable under a fence) */
+	void *libc_h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	int (*libc_mount)(const char *, const char *, const char *, unsigned long, const void *) =
+	    libc_h ? dlsym(libc_h, "mount") : NULL;
+	step("unshare", unshare(CLONE_NEWNS));
+	step("private", libc_mount ? libc_mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)
+				   : (errno = ENOSYS, -1));
+	step("mount", mount("tmpfs", new, "tmpfs", 0, NULL));
+	step("mkdir", mkdir(old, 0700));
+	step("pivot_root", libc ? pivot_root(new, old) : syscall(SYS_pivot_root, new, old));
+	step("chdir", chdir("/"));
+	struct stat st;
+	step("stat-old", stat("/old", &st));
+	step("umount", umount2("/old", MNT_DETACH));
+	step("stat-old-etc", stat("/old/etc", &st));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "list")) {
@@ -379,10 +435,14 @@ int main(int argc, char **argv)
 	}
 	if (argc == 2 && !strcmp(argv[1], "probe"))
 		return probe();
+	if (argc == 4 && !strcmp(argv[1], "acct"))
+		return do_acct(argv[2], !strcmp(argv[3], "libc"));
+	if (argc == 4 && !strcmp(argv[1], "pivot"))
+		return do_pivot(argv[2], !strcmp(argv[3], "libc"));
 	if (argc != 3 || (strcmp(argv[2], "plain") && strcmp(argv[2], "seccomp"))) {
-		fprintf(
-		    stderr,
-		    "usage: pathcalls list|libc-unlisted|cases|noprobe|probe|DIR plain|seccomp\n");
+		fprintf(stderr,
+			"usage: pathcalls list|libc-unlisted|cases|noprobe|probe|DIR plain|seccomp|"
+			"acct FILE sys|libc|pivot NEW sys|libc\n");
 		return 2;
 	}
 	bool filter = !strcmp(argv[2], "seccomp");

@@ -103,4 +103,65 @@ while read -r label kind; do
 	fi
 done < "$W/cases"
 echo "ok   - traced: records checked for $(wc -l < "$W/cases") cases"
+
+# ---------------------------------------------------------------------------
+# (e) root: the calls made for real, by syscall() and by libc.  acct in a pid
+# namespace of its own (accounting is the namespace's): a file written,
+# recorded W; pivot_root (the driver unshares its mount namespace): the root
+# moved to a tmpfs, the new root recorded Q and the old one's place W, the
+# run complete.  Untraced and traced print the same; fenced, the names
+# hidden, the same as untraced with the names missing (W/nx), and nothing
+# written or mounted.  Skipped without root.
+# ---------------------------------------------------------------------------
+if [ "$(id -u)" = 0 ] && unshare -p -f true 2>/dev/null && unshare -m true 2>/dev/null; then
+	cat > "$W/rpolicy" <<P
+$(system_rules)
+allow read /lib
+allow read /lib64
+allow exec /lib
+allow exec /lib64
+allow read $B/tests/drivers
+allow exec $B/tests/drivers
+default deny
+P
+	mkdir "$W/a" "$W/p"
+	for how in sys libc; do
+		: > "$W/a/acct1.$how"; : > "$W/a/acct2.$how"; : > "$W/a/acct3.$how"
+		unshare -p -f "$PC" acct "$W/a/acct1.$how" $how > "$W/ra1.$how"
+		check "acct ($how) untraced: accounting written" \
+			test "$(tr '\n' ' ' < "$W/ra1.$how")" = "acct ok acct-off ok written yes "
+		unshare -p -f "$ST" run --report "$W/ra.$how.jsonl" -- \
+			"$PC" acct "$W/a/acct2.$how" $how > "$W/ra2.$how" 2>"$W/ra2.$how.err"
+		check "acct ($how) traced: output identical to untraced" cmp -s "$W/ra1.$how" "$W/ra2.$how"
+		check "acct ($how) traced: the file recorded W" has W "$W/a/acct2.$how" "$W/ra.$how.jsonl"
+		unshare -p -f "$PC" acct "$W/nx/acct" $how > "$W/ram.$how"
+		unshare -p -f "$ST" run --fence --policy "$W/rpolicy" --report "$W/raf.$how.jsonl" -- \
+			"$PC" acct "$W/a/acct3.$how" $how > "$W/raf.$how" 2>"$W/raf.$how.err"
+		check "acct ($how) fenced: as untraced on a missing file ($(tr '\n' ' ' < "$W/raf.$how"))" \
+			cmp -s "$W/ram.$how" "$W/raf.$how"
+		check "acct ($how) fenced: the hidden file not written" test ! -s "$W/a/acct3.$how"
+
+		mkdir "$W/p/new1.$how" "$W/p/new2.$how" "$W/p/new3.$how"
+		"$PC" pivot "$W/p/new1.$how" $how > "$W/rp1.$how"
+		check "pivot_root ($how) untraced: every step ok but the old root's detached /etc" \
+			test "$(grep -cv ' ok$' "$W/rp1.$how")" -eq 1 -a "$(tail -1 "$W/rp1.$how")" = "stat-old-etc ENOENT"
+		"$ST" run --report "$W/rp.$how.jsonl" -- "$PC" pivot "$W/p/new2.$how" $how \
+			> "$W/rp2.$how" 2>"$W/rp2.$how.err"
+		check "pivot_root ($how) traced run exits 0" test $? -eq 0
+		check "pivot_root ($how) traced: output identical to untraced" cmp -s "$W/rp1.$how" "$W/rp2.$how"
+		check "pivot_root ($how) traced: the new root recorded Q" has Q "$W/p/new2.$how" "$W/rp.$how.jsonl"
+		check "pivot_root ($how) traced: the old root's place recorded W" \
+			has W "$W/p/new2.$how/old" "$W/rp.$how.jsonl"
+		"$ST" report "$W/rp.$how.jsonl" > "$W/rp.$how.sum" 2>&1
+		check "pivot_root ($how) traced: the run is complete" grep -q 'trace complete' "$W/rp.$how.sum"
+		"$PC" pivot "$W/nx/new" $how > "$W/rpm.$how"
+		"$ST" run --fence --policy "$W/rpolicy" --report "$W/rpf.$how.jsonl" -- \
+			"$PC" pivot "$W/p/new3.$how" $how > "$W/rpf.$how" 2>"$W/rpf.$how.err"
+		check "pivot_root ($how) fenced: as untraced on a missing name" cmp -s "$W/rpm.$how" "$W/rpf.$how"
+		check "pivot_root ($how) fenced: nothing mounted on the hidden name" \
+			test -z "$(ls -A "$W/p/new3.$how")"
+	done
+else
+	echo "skip - acct and pivot_root made for real: not root, or no pid or mount namespaces"
+fi
 done_
