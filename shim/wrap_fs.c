@@ -708,6 +708,37 @@ void st__env_unswap_child(void)
 	swap_undo_child(&loc_sw);
 }
 
+/*
+ * getenv and secure_getenv: the program's other threads (and its signal
+ * handlers) read the environment while a swap runs; the stand-in is what
+ * libc's own call is to see (its tzset's and setlocale's getenv are
+ * libc-internal calls, which no wrapper sees), not the variable's value.
+ * A value inside a stand-in is answered with the value the swap took out,
+ * at the same offset (the stand-in and the entry it replaced begin with the
+ * same "NAME=").  Other direct readers of environ still see the stand-in
+ * while it is there.  Async-signal-safe as libc's getenv.
+ */
+static char *env_value(char *v)
+{
+	uintptr_t p = (uintptr_t)v;
+	uintptr_t base;
+	struct env_swap *w = &tz_sw;
+	if (p - (base = (uintptr_t)tz_sub_tz) < sizeof(tz_sub_tz) ||
+	    p - (base = (uintptr_t)tz_sub_dir) < sizeof(tz_sub_dir)) {
+		w = &tz_sw;
+	} else if (p - (base = (uintptr_t)loc_env) < sizeof(loc_env)) {
+		w = &loc_sw;
+	} else {
+		return v;
+	}
+	char *h = atomic_load_explicit(&w->held, memory_order_acquire);
+	return h ? h + (p - base) : v;
+}
+EXPORT char *getenv(const char *name) { return env_value(REAL(getenv)(name)); }
+EXPORT char *secure_getenv(const char *name) { return env_value(REAL(secure_getenv)(name)); }
+/* its older name (glibc's alias, a compat symbol) */
+EXPORT char *__secure_getenv(const char *name) ST_ALIAS(secure_getenv);
+
 /* Is this mapped file a locale's: LC_*, SYS_LC_MESSAGES, locale-archive? */
 static bool loc_file(const char *path, size_t len)
 {

@@ -80,6 +80,9 @@ extern char **environ;
  *   tz-env N [VAR]: a thread calls localtime_r and newlocale (a locale LOCPATH may hold)
  *     without a pause while N children are spawned and N forked, each reporting its VAR (TZ
  *     when not given); prints "differ=K VAR=..." (K: children whose VAR was not the parent's)
+ *   tz-getenv N [VAR]: the same thread, while this one reads VAR (TZ when not given) N
+ *     times with getenv and N with secure_getenv; prints "differ=K VAR=..." (K: reads that
+ *     were not the value at the start)
  *   jump-deep FIFO TARGET N [NAME]: the same, each blocking open made from a frame deeper
  *     than the one before, and TARGET opened from a deeper one still, the handler jumping
  *     by NAME (siglongjmp, longjmp, _longjmp, __longjmp_chk; siglongjmp when not given);
@@ -432,6 +435,30 @@ static int tz_env(long n)
 		waitpid(pid, NULL, 0);
 		if (strcmp(got, want))
 			differ++;
+	}
+	tz_stop = 1;
+	pthread_join(th, NULL);
+	printf("differ=%ld %s=%s\n", differ, tz_var, getenv(tz_var));
+	return 0;
+}
+/* tz-getenv N: tz_loop's thread runs while this one reads tz_var with getenv
+ * and secure_getenv, N times each */
+static int tz_getenv(long n)
+{
+	const char *v0 = getenv(tz_var);
+	if (!v0)
+		return 2;
+	char want[512];
+	snprintf(want, sizeof(want), "%s", v0);
+	tz_stop = 0;
+	pthread_t th;
+	if (pthread_create(&th, NULL, tz_loop, NULL))
+		return 2;
+	long differ = 0;
+	for (long i = 0; i < n; i++) {
+		const char *a = getenv(tz_var), *b = secure_getenv(tz_var);
+		differ += !a || strcmp(a, want);
+		differ += !b || strcmp(b, want);
 	}
 	tz_stop = 1;
 	pthread_join(th, NULL);
@@ -1622,6 +1649,10 @@ int main(int argc, char **argv)
 		if (q)
 			tz_var = q;
 		return tz_env(atol(p));
+	} else if (!strcmp(c, "tz-getenv") && p) {
+		if (q)
+			tz_var = q;
+		return tz_getenv(atol(p));
 	} else if (!strcmp(c, "jump-deep") && q && argc > 4) {
 		return jump_deep(p, q, atol(argv[4]), argc > 5 ? argv[5] : NULL);
 	} else if (!strcmp(c, "vfork-nest") && q && argc > 4) {
