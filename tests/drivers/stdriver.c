@@ -393,15 +393,22 @@ static void *tz_loop(void *arg)
 	return NULL;
 }
 static const char *tz_var = "TZ";
+/* tz_var's value (with end after it) into want, and tz_loop's thread
+ * started: false when the variable is not set or the thread not made */
+static bool tz_start(char want[512], const char *end, pthread_t *th)
+{
+	const char *v = getenv(tz_var);
+	if (!v)
+		return false;
+	snprintf(want, 512, "%s%s", v, end);
+	tz_stop = 0;
+	return pthread_create(th, NULL, tz_loop, NULL) == 0;
+}
 static int tz_env(long n)
 {
-	const char *tz = getenv(tz_var);
-	if (!tz)
-		return 2;
 	char want[512];
-	snprintf(want, sizeof(want), "%s\n", tz);
 	pthread_t th;
-	if (pthread_create(&th, NULL, tz_loop, NULL))
+	if (!tz_start(want, "\n", &th))
 		return 2;
 	long differ = 0;
 	for (long i = 0; i < 2 * n; i++) {
@@ -445,14 +452,9 @@ static int tz_env(long n)
  * and secure_getenv, N times each */
 static int tz_getenv(long n)
 {
-	const char *v0 = getenv(tz_var);
-	if (!v0)
-		return 2;
 	char want[512];
-	snprintf(want, sizeof(want), "%s", v0);
-	tz_stop = 0;
 	pthread_t th;
-	if (pthread_create(&th, NULL, tz_loop, NULL))
+	if (!tz_start(want, "", &th))
 		return 2;
 	long differ = 0;
 	for (long i = 0; i < n; i++) {

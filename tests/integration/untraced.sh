@@ -24,34 +24,28 @@ pid = os.posix_spawn("./st", ["st"], os.environ); sys.exit(os.waitpid(pid, 0)[1]
 	# its exit status), not a next image of the spawner, which goes on and exits
 	printf '#include <stdio.h>\nint main(void){puts("hi");return 3;}\n' > p3.c
 	gcc -static -o st3 p3.c 2>/dev/null
-	out=$("$ST" run --report r1p.jsonl -- python3 -c 'import os,sys
-pid = os.posix_spawn("./st3", ["st3"], os.environ); print(pid, os.getpid())
-sys.stdout.flush(); os.waitpid(pid, 0); print("on")')
-	got=$(printf '%s\n' "$out" | python3 -c 'import json,sys
-lines = sys.stdin.read().split("\n")
-child, me = map(int, lines[0].split()) if lines[0][0].isdigit() else (map(int, lines[1].split()))
-recs = [json.loads(l) for l in open(sys.argv[1])]
-p = [r for r in recs if r.get("type") == "process"]
+	# spawned PROG REPORT: posix_spawn PROG traced; prints how many untraced process
+	# records, whether the first is the child's, its parent the spawner, its program st3,
+	# its exit, the spawner's exit and whether the spawner's record says it exec'ed
+	spawned() {
+		"$ST" run --report "$2" -- python3 -c 'import os,sys
+pid = os.posix_spawn(sys.argv[1], [sys.argv[1]], os.environ); print(pid, os.getpid())
+sys.stdout.flush(); os.waitpid(pid, 0)' "$1" | python3 -c 'import json,sys
+child, me = map(int, [l for l in sys.stdin.read().split("\n") if l[:1].isdigit()][0].split())
+p = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "process"]
 u = [r for r in p if r.get("traced") is False]
 mine = [r for r in p if r["pid"] == me][-1]
-print(len(u), u[0]["pid"] == child, u[0]["ppid"] == me, u[0]["exit"], mine["exit"], bool(mine.get("execed")))' r1p.jsonl)
+print(len(u), u[0]["pid"] == child, u[0]["ppid"] == me, u[0]["exe"].endswith("/st3"),
+      u[0]["exit"], mine["exit"], bool(mine.get("execed")))' "$2"
+	}
+	got=$(spawned ./st3 r1p.jsonl)
 	check "static via posix_spawn: the child's untraced record, its parent, its exit; the spawner went on (got: $got)" \
-		test "$got" = "1 True True 3 0 False"
+		test "$got" = "1 True True True 3 0 False"
 	# the same for a script whose #! interpreter is the static program
 	printf '#!%s/st3\n' "$W" > sc3 && chmod +x sc3
-	out=$("$ST" run --report r1q.jsonl -- python3 -c 'import os,sys
-pid = os.posix_spawn("./sc3", ["sc3"], os.environ); print(pid, os.getpid())
-sys.stdout.flush(); os.waitpid(pid, 0); print("on")')
-	got=$(printf '%s\n' "$out" | python3 -c 'import json,sys
-lines = sys.stdin.read().split("\n")
-child, me = map(int, lines[0].split()) if lines[0][0].isdigit() else (map(int, lines[1].split()))
-p = [json.loads(l) for l in open(sys.argv[1])]
-p = [r for r in p if r.get("type") == "process"]
-u = [r for r in p if r.get("traced") is False]
-mine = [r for r in p if r["pid"] == me][-1]
-print(len(u), u[0]["pid"] == child, u[0]["exe"].endswith("/st3"), u[0]["exit"], mine["exit"], bool(mine.get("execed")))' r1q.jsonl)
+	got=$(spawned ./sc3 r1q.jsonl)
 	check "a script run by a static interpreter via posix_spawn: the child's untraced record (got: $got)" \
-		test "$got" = "1 True True 3 0 False"
+		test "$got" = "1 True True True 3 0 False"
 	out=$("$ST" run --report r1f.jsonl -- python3 -c 'import os
 os.execve(os.open("./st", os.O_RDONLY), ["st"], os.environ)')
 	check "static via fexecve: output unchanged" test "$out" = hi
