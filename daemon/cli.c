@@ -783,6 +783,23 @@ static int cmd_run(int argc, char **argv)
 	}
 	free(dir);
 
+	/* SIGCHLD and the forwarded signals are taken synchronously (sigtimedwait). */
+	sigset_t set, oldset;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	/* every signal a process manager or a user sends to stop or poke a
+	 * command: passed on to CMD, as if sent to it (SIGUSR1 killed the CLI
+	 * and left CMD running untraced) */
+	static const int forwarded[] = {SIGINT,	 SIGTERM, SIGHUP,  SIGQUIT,
+					SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH};
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	/* Blocked before the private directory is made: a SIGTERM that came
+	 * between its mkdtemp and this mask killed the CLI and left the
+	 * directory behind in TMPDIR; from here on it is pending and taken as
+	 * an early stop (CMD not run, the directory removed). */
+	sigprocmask(SIG_BLOCK, &set, &oldset);
+
 	/* The private directory: its socket must fit in sun_path, so fall back to /tmp. */
 	const char *tmp = getenv("TMPDIR");
 	char tdir[96]; /* TMPDIR is capped at 60 bytes: the socket path must fit in sun_path */
@@ -791,6 +808,7 @@ static int cmd_run(int argc, char **argv)
 	snprintf(tdir, sizeof(tdir), "%s/sandtrace.XXXXXX", tmp);
 	if (mkdtemp(tdir) == NULL) {
 		warn("mkdtemp %s", tdir);
+		sigprocmask(SIG_SETMASK, &oldset, NULL);
 		return SANDTRACE_EXIT_ERROR;
 	}
 	/* Traversable by every uid (children that drop privileges), not listable. */
@@ -811,6 +829,7 @@ static int cmd_run(int argc, char **argv)
 			warn("%s", argv_file);
 			unlink(argv_file);
 			cleanup_dir(tdir, NULL, NULL, sock);
+			sigprocmask(SIG_SETMASK, &oldset, NULL);
 			return SANDTRACE_EXIT_ERROR;
 		}
 	}
@@ -819,18 +838,6 @@ static int cmd_run(int argc, char **argv)
 	const char *report = o.report ? o.report : report_tmp;
 	const char *logf = o.log ? o.log : log_tmp;
 
-	/* SIGCHLD and the forwarded signals are taken synchronously (sigtimedwait). */
-	sigset_t set, oldset;
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	/* every signal a process manager or a user sends to stop or poke a
-	 * command: passed on to CMD, as if sent to it (SIGUSR1 killed the CLI
-	 * and left CMD running untraced) */
-	static const int forwarded[] = {SIGINT,	 SIGTERM, SIGHUP,  SIGQUIT,
-					SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH};
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&set, forwarded[i]);
-	sigprocmask(SIG_BLOCK, &set, &oldset);
 	/* A handler (never run while blocked) so that SIGCHLD is not discarded as ignored. */
 	signal(SIGCHLD, note_signal);
 
