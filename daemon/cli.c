@@ -1329,6 +1329,7 @@ static int list_one(json_t *obj, unsigned long lineno, void *ctx)
 struct audit_view {
 	json_t *used, *unused, *unowned; /* arrays of records (references) */
 	json_t *summary;		 /* the "audit" record or NULL */
+	json_t *reg_error;		 /* the summary's "registry: ..." reason (a string) or NULL */
 };
 
 static int audit_one(json_t *obj, unsigned long lineno, void *ctx)
@@ -1346,6 +1347,18 @@ static int audit_one(json_t *obj, unsigned long lineno, void *ctx)
 	else if (strcmp(type, "audit") == 0) {
 		json_decref(v->summary);
 		v->summary = json_incref(obj);
+	} else if (strcmp(type, "summary") == 0) {
+		/* a registry that failed to load leaves no audit record, only this reason */
+		size_t i;
+		json_t *r;
+		json_array_foreach(json_object_get(obj, "reasons"), i, r)
+		{
+			const char *s = json_string_value(r);
+			if (s != NULL && strncmp(s, "registry: ", 10) == 0) {
+				json_decref(v->reg_error);
+				v->reg_error = json_incref(r);
+			}
+		}
 	}
 	return 0;
 }
@@ -1365,12 +1378,19 @@ static const char *str_or(json_t *o, const char *k, const char *dflt)
  */
 static int print_audit(FILE *f, const char *file, bool all)
 {
-	struct audit_view v = {json_array(), json_array(), json_array(), NULL};
+	struct audit_view v = {json_array(), json_array(), json_array(), NULL, NULL};
 	char errbuf[512];
 	int rc = st__report_read(file, audit_one, &v, errbuf, sizeof(errbuf));
 	int status = 0;
 	if (rc < 0) {
 		warnx("%s", errbuf);
+		status = 1;
+		goto out;
+	}
+	if (v.summary == NULL && v.reg_error != NULL) {
+		/* the run asked for one: say why there is none (it said "run with --audit") */
+		warnx("%s: no audit in this report: the package registry could not be loaded (%s)",
+		      file, json_string_value(v.reg_error) + 10);
 		status = 1;
 		goto out;
 	}
@@ -1447,6 +1467,7 @@ out:
 	json_decref(v.unused);
 	json_decref(v.unowned);
 	json_decref(v.summary);
+	json_decref(v.reg_error);
 	return status;
 }
 

@@ -466,6 +466,14 @@ static void setup_registry(struct daemon *d, void (*fatal_fn)(const char *, ...)
 		snprintf(st, sizeof(st), "%s/status", root);
 		if (access(st, R_OK) < 0)
 			fatal_fn("--dpkg-root %s: %s: %s", root, st, strerror(errno));
+		/* so is one without its file lists: the loader found that only
+		 * at the end of the run, which then had no audit at all */
+		struct stat sb;
+		snprintf(st, sizeof(st), "%s/info", root);
+		if (stat(st, &sb) < 0)
+			fatal_fn("--dpkg-root %s: %s: %s", root, st, strerror(errno));
+		if (!S_ISDIR(sb.st_mode))
+			fatal_fn("--dpkg-root %s: %s: %s", root, st, strerror(ENOTDIR));
 	}
 	rc = pthread_create(&d->reg_thread, NULL, registry_loader, d);
 	if (rc != 0)

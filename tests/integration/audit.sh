@@ -161,4 +161,26 @@ check "asked files read, one reader without the arena (got: $(echo $(cat "$W/ask
 check "... which ran without it" test "$(records "$R" process '[r.get("cache") for r in rs if r.get("argv", [""])[-1:] == ["'"$W"'/asks/f1"]][:1]')" = "[False]"
 check "the daemon stored its answer for the others: one ask in all (got: $(records "$R" arena '[r.get("asks") for r in rs]'))" \
 	test "$(records "$R" arena '[r.get("asks") for r in rs]')" = "[1]"
+# A dpkg database the registry cannot load: one without its info/ directory passed the
+# start's check (status only) and failed at the end of the run, and every load error
+# (a diversions file cut short, an info/ entry that is a directory) left a report whose
+# `sandtrace audit` said "no audit in this report (run with --audit, or ask rules)" of a
+# run made with --audit. Now a database without info/ stops the run before it starts,
+# and the audit names the registry's error.
+mkdir -p "$W/bdb"
+cp -r "$S/tests/fixtures/dpkg" "$W/bdb/noinfo"; rm -r "$W/bdb/noinfo/info"
+msg=$("$ST" run --audit --dpkg-root "$W/bdb/noinfo" --report "$W/bdb/r0.jsonl" -- sh -c ": > $W/bdb/started" 2>&1); rc=$?
+check "--dpkg-root without info/: refused before the run (125, CMD not run; got $rc)" \
+	sh -c "test $rc -eq 125 && test ! -e '$W/bdb/started'"
+check "--dpkg-root without info/: the error names it ($(echo "$msg" | head -1))" \
+	sh -c "echo \"\$1\" | grep -q 'noinfo/info: No such file or directory'" _ "$msg"
+cp -r "$S/tests/fixtures/dpkg" "$W/bdb/div"; head -2 "$S/tests/fixtures/dpkg/diversions" > "$W/bdb/div/diversions"
+cp -r "$S/tests/fixtures/dpkg" "$W/bdb/dirlist"; mkdir "$W/bdb/dirlist/info/odd.list"
+for db in div:'div/diversions:2: a diversion needs 3 lines' dirlist:'dirlist/info/odd.list: Is a directory'; do
+	name=${db%%:*} want=${db#*:}
+	"$ST" run --audit --dpkg-root "$W/bdb/$name" --no-implicit-deps --deps libfoo-dev --report "$W/bdb/$name.jsonl" -- true
+	msg=$("$ST" audit "$W/bdb/$name.jsonl" 2>&1); rc=$?
+	check "a registry that fails to load ($name): sandtrace audit exits 1 and names its error ($msg)" \
+		sh -c "test $rc -eq 1 && echo \"\$1\" | grep -q 'the package registry could not be loaded (.*$want' && ! echo \"\$1\" | grep -q 'run with --audit'" _ "$msg"
+done
 done_
