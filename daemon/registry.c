@@ -74,6 +74,19 @@ struct st__reg_file {
 	uint8_t flags; /* ST_OWN_* */
 };
 
+/*
+ * Another owner of a file that more than one package lists (ST_OWN_SHARED):
+ * keyed by the file's entry, a list of the owners after the first (f->pkg),
+ * in the order they were listed.  Entries live in the pool; only the hash's
+ * tables are malloc'ed (HASH_CLEAR).
+ */
+struct st__reg_more {
+	UT_hash_handle hh;
+	const struct st__reg_file *file; /* the key */
+	struct st__pkg *pkg;
+	struct st__reg_more *next; /* the file's next owner after this one */
+};
+
 /* A virtual package and its providers. */
 struct st__reg_provider {
 	UT_hash_handle hh;
@@ -275,10 +288,32 @@ static int add_file(struct st__registry *r, const char *path, size_t len, struct
 				f->pkg->nfiles--;
 			r->ndirs++;
 			r->nfiles--;
-		} else if (!dir && !(f->flags & ST_OWN_DIR) && f->pkg != pkg &&
-			   !(f->flags & ST_OWN_SHARED)) {
-			f->flags |= ST_OWN_SHARED;
-			r->nshared++;
+		} else if (!dir && !(f->flags & ST_OWN_DIR) && f->pkg != pkg && pkg != NULL) {
+			/* another owner: kept (a declared one must answer for the file) */
+			struct st__reg_more *m, *head;
+			HASH_FIND(hh, r->more, &f, sizeof(f), head);
+			for (m = head; m != NULL; m = m->next)
+				if (m->pkg == pkg)
+					return 0;
+			if ((m = pool_alloc(r, sizeof(*m))) == NULL)
+				return -ENOMEM;
+			memset(m, 0, sizeof(*m));
+			m->file = f;
+			m->pkg = pkg;
+			if (head != NULL) { /* appended: the order listed */
+				while (head->next != NULL)
+					head = head->next;
+				head->next = m;
+			} else {
+				reg_oom = false;
+				HASH_ADD(hh, r->more, file, sizeof(m->file), m);
+				if (reg_oom)
+					return -ENOMEM;
+			}
+			if (!(f->flags & ST_OWN_SHARED)) {
+				f->flags |= ST_OWN_SHARED;
+				r->nshared++;
+			}
 		}
 		return 0;
 	}
@@ -349,7 +384,18 @@ struct st__pkg *st__registry_owner(const struct st__registry *r, const char *pat
 		*flags = f ? f->flags : 0;
 	if (f == NULL || (f->flags & ST_OWN_DIR))
 		return NULL;
-	return f->pkg;
+	if (!(f->flags & ST_OWN_SHARED))
+		return f->pkg;
+	/* several owners: the one declared most strongly (DIRECT < CLOSURE < IMPLICIT) */
+	struct st__pkg *best = f->pkg;
+	struct st__reg_more *m;
+	HASH_FIND(hh, r->more, &f, sizeof(f), m);
+	for (; m != NULL; m = m->next) {
+		unsigned bd = best ? best->declared : ST_DECL_NO, md = m->pkg->declared;
+		if (md != ST_DECL_NO && (bd == ST_DECL_NO || md < bd))
+			best = m->pkg;
+	}
+	return best;
 }
 
 /* ---- reading files ---- */
@@ -864,6 +910,7 @@ int st__registry_load_owners(struct st__registry *r, const char *file, char *err
 void st__registry_free(struct st__registry *r)
 {
 	HASH_CLEAR(hh, r->files);
+	HASH_CLEAR(hh, r->more); /* its entries are the pool's */
 	struct st__pkg *p, *ptmp;
 	HASH_ITER(hh, r->pkgs, p, ptmp)
 	{

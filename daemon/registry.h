@@ -32,8 +32,10 @@
  *
  * A path listed by dpkg as the parent of another listed path is a
  * directory: directories are shared by many packages and are never "owned"
- * (a lookup says so with ST_OWN_DIR).  A file listed by two packages keeps
- * its first owner (counted in `shared`).
+ * (a lookup says so with ST_OWN_DIR).  A file listed by two packages or
+ * more (counted in `shared`; an owner map's path given twice alike) is
+ * owned by each: a lookup gives the one declared most strongly (direct,
+ * closure, implicit), the first listed when none is declared.
  *
  * Memory: path keys point into the .list buffers, which the registry keeps
  * in its pool; ~90 bytes of entry per file (~25 MiB for 150k files).  A registry is built by one thread and then
@@ -67,7 +69,7 @@ struct st__pkg {
 
 /* Lookup result flags. */
 #define ST_OWN_DIR 1u	 /* a directory listed by packages: not owned */
-#define ST_OWN_SHARED 2u /* listed by more than one package (first owner kept) */
+#define ST_OWN_SHARED 2u /* listed by more than one package (each an owner) */
 
 /* Registry options (st__registry_init). */
 #define ST_REG_USRMERGE 1u	  /* always apply the /bin -> /usr/bin... aliases */
@@ -76,12 +78,14 @@ struct st__pkg {
 struct st__reg_file;
 struct st__reg_provider;
 struct st__reg_pool;
+struct st__reg_more;
 
 struct st__registry {
 	struct st__pkg *pkgs;		   /* by name */
 	struct st__reg_file *files;	   /* by path */
 	struct st__reg_provider *provides; /* virtual name -> providers */
 	struct st__reg_pool *pool;	   /* entries, rewritten paths, file buffers */
+	struct st__reg_more *more;	   /* a shared file's other owners (by its entry) */
 	unsigned aliases;   /* bit i: alias i of the merged-/usr table is active */
 	char source[4200];  /* "dpkg ADMINDIR" or "owners FILE" (for the report) */
 	/* statistics */
@@ -129,7 +133,9 @@ int st__registry_load_owners(struct st__registry *r, const char *file, char *err
 
 /*
  * st__registry_owner - the package owning path[0..len) (absolute, folded),
- * or NULL when no package owns it or it is a directory.  *flags (may be
+ * or NULL when no package owns it or it is a directory.  Of a file several
+ * packages list, the one declared most strongly (after st__registry_declare),
+ * else the first listed.  *flags (may be
  * NULL) gets ST_OWN_* bits.  O(1): one hash of the path (a second after a
  * merged-/usr rewrite).  Thread-safe on a loaded registry.
  */

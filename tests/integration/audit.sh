@@ -183,4 +183,30 @@ for db in div:'div/diversions:2: a diversion needs 3 lines' dirlist:'dirlist/inf
 	check "a registry that fails to load ($name): sandtrace audit exits 1 and names its error ($msg)" \
 		sh -c "test $rc -eq 1 && echo \"\$1\" | grep -q 'the package registry could not be loaded (.*$want' && ! echo \"\$1\" | grep -q 'run with --audit'" _ "$msg"
 done
+# A file several packages list (dpkg allows it for Multi-Arch: same instances and
+# Replaces; an owner map may give a path twice): the registry kept the first owner
+# read (info/'s directory order), so a run that declared another of them had the file
+# counted as the first's, UNDECLARED, and an ask rule under a fence hid it. Each lister
+# is an owner now, and a declared one answers for the file.
+mkdir -p "$W/shr"; echo shared > "$W/shr/f"
+cp -r "$S/tests/fixtures/dpkg" "$W/shr/db"
+for l in libzz-dev:amd64 libfoo-dev libc-fix:amd64; do echo "$W/shr/f" >> "$W/shr/db/info/$l.list"; done
+printf 'ask read %s/shr/f\nallow any /\n' "$W" > "$W/shr/pol"
+for dep in libzz-dev libfoo-dev libc-fix; do
+	R=$W/shr/$dep.jsonl
+	"$ST" run --audit --dpkg-root "$W/shr/db" --no-implicit-deps --deps "$dep" --report "$R" -- cat "$W/shr/f" > /dev/null
+	check "a file three packages list, $dep declared: counted as $dep's, declared (got: $(records "$R" package '[(r["package"], r["declared"]) for r in rs if r.get("used")]'))" \
+		test "$(records "$R" package '[(r["package"], r["declared"]) for r in rs if r.get("used")]')" = "[('$dep', 'direct')]"
+	out=$("$ST" run --fence --policy "$W/shr/pol" --dpkg-root "$W/shr/db" --no-implicit-deps --deps "$dep" -- cat "$W/shr/f" 2>&1)
+	check "a file three packages list, $dep declared: an ask rule under a fence lets it be read (got: $out)" test "$out" = shared
+done
+R=$W/shr/none.jsonl
+"$ST" run --audit --dpkg-root "$W/shr/db" --no-implicit-deps --deps mta-real --report "$R" -- cat "$W/shr/f" > /dev/null
+check "a file three packages list, none declared: undeclared (got: $(records "$R" package '[r["declared"] for r in rs if r.get("used")]'))" \
+	test "$(records "$R" package '[r["declared"] for r in rs if r.get("used")]')" = "[False]"
+printf '%s/shr/f\tone-port\n%s/shr/f\ttwo-port\n' "$W" "$W" > "$W/shr/owners"
+R=$W/shr/owners.jsonl
+"$ST" run --audit --owners "$W/shr/owners" --dpkg-root "$S/tests/fixtures/dpkg" --no-implicit-deps --deps two-port --report "$R" -- cat "$W/shr/f" > /dev/null
+check "an owner map giving a path to two ports, the second declared: declared (got: $(records "$R" package '[(r["package"], r["declared"]) for r in rs if r.get("used")]'))" \
+	test "$(records "$R" package '[(r["package"], r["declared"]) for r in rs if r.get("used")]')" = "[('two-port', 'direct')]"
 done_
