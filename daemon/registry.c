@@ -837,6 +837,23 @@ int st__registry_load_dpkg(struct st__registry *r, const char *admindir, char *e
 
 /* ---- owner map ---- */
 
+/* Whether path[0..n) (absolute) has no empty, "." or ".." component and no trailing '/'. */
+static bool folded(const char *path, size_t n)
+{
+	if (n > 1 && path[n - 1] == '/')
+		return false;
+	for (size_t i = 1, start = 1; i <= n; i++) {
+		if (i < n && path[i] != '/')
+			continue;
+		size_t cl = i - start;
+		if (n > 1 && (cl == 0 || (cl == 1 && path[start] == '.') ||
+			      (cl == 2 && path[start] == '.' && path[start + 1] == '.')))
+			return false;
+		start = i + 1;
+	}
+	return true;
+}
+
 int st__registry_load_owners(struct st__registry *r, const char *file, char *err, size_t errlen)
 {
 	double t0 = now_ms(), c0 = cpu_ms();
@@ -863,6 +880,11 @@ int st__registry_load_owners(struct st__registry *r, const char *file, char *err
 			b++;
 		if (b == n || line[b] == '#')
 			continue;
+		if (memchr(line, '\0', n) != NULL) {
+			/* the path (or the name) would end there: a key no lookup meets */
+			seterr(err, errlen, "%s:%lu: NUL byte in the line", file, lineno);
+			return -EINVAL;
+		}
 		char *tab = memchr(line, '\t', n);
 		if (tab == NULL) {
 			seterr(err, errlen, "%s:%lu: expected PATH<TAB>PACKAGE", file, lineno);
@@ -891,6 +913,16 @@ int st__registry_load_owners(struct st__registry *r, const char *file, char *err
 		bool dir = pn > 1 && line[pn - 1] == '/';
 		if (dir)
 			pn--;
+		if (pn == 2 && line[1] == '.')
+			continue; /* "/.", the root as dpkg's lists spell it: a directory */
+		if (!folded(line, pn)) {
+			/* looked up by the report's paths, which are folded: it would never match */
+			seterr(err, errlen,
+			       "%s:%lu: the path is not folded (\"//\", \".\" or \"..\" in it): "
+			       "write it as the report would",
+			       file, lineno);
+			return -EINVAL;
+		}
 		struct st__pkg *pkg = pkg_get(r, pkgname, kn, true);
 		size_t cn;
 		const char *p = pkg ? canon_path(r, line, pn, &cn) : NULL;

@@ -123,8 +123,10 @@ int st__registry_load_status(struct st__registry *r, const char *admindir, bool 
 
 /*
  * st__registry_load_owners - load an owner map (format above).  A line
- * without a TAB, with an empty or relative path, or with an empty package
- * name or one holding blanks is -EINVAL with "FILE:LINE: message" in err.
+ * without a TAB, holding a NUL byte, with an empty, relative or unfolded
+ * path ("//", "." or ".." components; "/." alone is skipped, as in dpkg's
+ * lists), or with an empty package name or one holding blanks is -EINVAL
+ * with "FILE:LINE: message" in err.
  * Packages it names that status does not know are added as installed.
  * Returns 0, -EINVAL, -errno ("FILE: message") or -ENOMEM.
  */

@@ -209,4 +209,20 @@ R=$W/shr/owners.jsonl
 "$ST" run --audit --owners "$W/shr/owners" --dpkg-root "$S/tests/fixtures/dpkg" --no-implicit-deps --deps two-port --report "$R" -- cat "$W/shr/f" > /dev/null
 check "an owner map giving a path to two ports, the second declared: declared (got: $(records "$R" package '[(r["package"], r["declared"]) for r in rs if r.get("used")]'))" \
 	test "$(records "$R" package '[(r["package"], r["declared"]) for r in rs if r.get("used")]')" = "[('two-port', 'direct')]"
+# An owner map's line the registry can never match: a NUL byte in it (the path, or the
+# package's name, ends there) or a path spelled unfolded ("//", "." or ".."; the report's
+# paths are folded) was taken silently, and the file it named stayed unowned. Each is
+# refused, with the file and the line; "/." (dpkg lists' root) is skipped.
+mkdir -p "$W/om"
+i=0
+for line in '/etc/host\0name\tp' '/etc/hostname\tp\0q' '//etc/hostname\tp' '/etc//hostname\tp' \
+	'/etc/./hostname\tp' '/etc/../etc/hostname\tp' '/etc/hostname/.\tp' '/etc/hostname//\tp' '/..\tp'; do
+	i=$((i+1))
+	printf "# map\n$line\n" > "$W/om/o$i"
+	msg=$("$ST" run --audit --owners "$W/om/o$i" --dpkg-root "$S/tests/fixtures/dpkg" -- sh -c ": > $W/om/started$i" 2>&1); rc=$?
+	check "owner map line '$(printf '%s' "$line" | tr '\\' '^')' refused before the run, with file and line (got $rc: $(echo "$msg" | head -1))" \
+		sh -c "test $rc -eq 125 && test ! -e '$W/om/started$i' && echo \"\$1\" | grep -q 'om/o$i:2: '" _ "$msg"
+done
+printf '/.\tp\n/etc/.x\tp\n/etc/..x\tp\n/\tp\n/etc/\tp\n' > "$W/om/fine"
+check "owner map: '/.', dot names and '/' accepted" "$ST" run --audit --owners "$W/om/fine" --dpkg-root "$S/tests/fixtures/dpkg" -- true
 done_
