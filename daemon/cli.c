@@ -543,6 +543,25 @@ static char *daemon_output(const char *opt, const char *path)
 	return out;
 }
 
+/*
+ * file_place - where a file that is not there yet would be made: its
+ * directory resolved (realpath) and its last name, malloc'ed; NULL when the
+ * directory cannot be resolved (then the file cannot be made either, which
+ * its own check says).  Two names of one such file give the same string.
+ */
+static char *file_place(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash == NULL ? strdup(".") : strndup(path, (size_t)(slash - path) + (slash == path));
+	const char *base = slash == NULL ? path : slash + 1;
+	char *rdir = dir != NULL ? realpath(dir, NULL) : NULL, *out = NULL;
+	if (rdir != NULL && asprintf(&out, "%s/%s", strcmp(rdir, "/") == 0 ? "" : rdir, base) < 0)
+		out = NULL;
+	free(dir);
+	free(rdir);
+	return out;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	enum {
@@ -738,34 +757,50 @@ static int cmd_run(int argc, char **argv)
 	{
 		/* no two outputs the same file (each would overwrite the other:
 		 * --summary or --pidfile truncated the report, --log interleaved
-		 * lines into it), nor an output that is an input (--policy,
-		 * --verify, --owners) */
+		 * lines into it, --hash-cache replaced a --manifest), nor an
+		 * output that is an input (--policy, --verify, --owners: a
+		 * --hash-cache naming the --verify manifest replaced it) */
+		const char *hc = mfo.hash_cache != NULL && strcmp(mfo.hash_cache, "none") != 0
+				     ? mfo.hash_cache
+				     : NULL;
 		struct {
 			const char *opt, *file;
 			bool out; /* written by the run: may be no other of these */
 			bool have;
 			struct stat st;
+			char *where; /* not there yet (--log, --manifest, --hash-cache): its place */
 		} f[] = {
 		    {.opt = "--report", .file = o.report, .out = true},
 		    {.opt = "--summary", .file = o.summary_file, .out = true},
 		    {.opt = "--pidfile", .file = o.pidfile, .out = true},
 		    {.opt = "--log", .file = o.log, .out = true},
 		    {.opt = "--manifest", .file = mfo.manifest, .out = true},
+		    {.opt = "--hash-cache", .file = hc, .out = true},
 		    {.opt = "--policy", .file = o.policy},
 		    {.opt = "--verify", .file = mfo.verify},
 		    {.opt = "--owners", .file = o.owners},
 		};
 		const size_t n = sizeof(f) / sizeof(f[0]);
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			f[i].have = f[i].file != NULL && stat(f[i].file, &f[i].st) == 0;
-		for (size_t i = 0; i < n && f[i].out; i++)
-			for (size_t j = i + 1; j < n; j++)
-				if (f[i].have && f[j].have && f[i].st.st_dev == f[j].st.st_dev &&
-				    f[i].st.st_ino == f[j].st.st_ino) {
+			if (f[i].file != NULL && !f[i].have)
+				f[i].where = file_place(f[i].file);
+		}
+		int same = 0;
+		for (size_t i = 0; i < n && f[i].out && !same; i++)
+			for (size_t j = i + 1; j < n && !same; j++)
+				if ((f[i].have && f[j].have && f[i].st.st_dev == f[j].st.st_dev &&
+				     f[i].st.st_ino == f[j].st.st_ino) ||
+				    (f[i].where != NULL && f[j].where != NULL &&
+				     strcmp(f[i].where, f[j].where) == 0)) {
 					warnx("%s %s and %s %s are the same file", f[i].opt, f[i].file,
 					      f[j].opt, f[j].file);
-					return SANDTRACE_EXIT_ERROR;
+					same = 1;
 				}
+		for (size_t i = 0; i < n; i++)
+			free(f[i].where);
+		if (same)
+			return SANDTRACE_EXIT_ERROR;
 	}
 
 	char *shim = find_shim();

@@ -226,4 +226,27 @@ for m in "$W/no/such/dir/m" /proc/version "$W" "$W/fifo"; do
 done
 check "a refused --manifest leaves the FIFO it named" test -p fifo
 
+# --hash-cache is a file the run writes, but the check that no two of the run's files
+# are one left it out, and that check compared only files already there: a --hash-cache
+# naming the --verify manifest or the --policy replaced it with the digests (the run went
+# on, exit 0), and --log, --manifest and --hash-cache naming one file not there yet wrote
+# into each other (the manifest lost). Each pair is refused before the run (125).
+mkdir -p "$W/same"; cd "$W/same"
+echo hi > in; printf 'allow any /\n' > pol
+"$ST" run --manifest m0 --hash-cache none -- cat in > /dev/null
+cp m0 m0.orig; cp pol pol.orig
+i=0
+for args in "--verify m0 --hash-cache m0" "--policy pol --hash-cache ./pol" \
+	"--manifest new1 --hash-cache new1" "--log new2 --manifest ../same/new2" \
+	"--log new3 --hash-cache $W/same/new3" "--report r4 --hash-cache r4"; do
+	i=$((i+1))
+	# shellcheck disable=SC2086
+	"$ST" run $args -- sh -c ": > started$i" 2> err$i; rc=$?
+	check "the run's files the same ($args): refused before the run (got $rc: $(cat err$i))" \
+		sh -c "test $rc -eq 125 && test ! -e started$i && grep -q 'are the same file' err$i"
+done
+check "... the --verify manifest and the policy left as they were" sh -c "cmp -s m0 m0.orig && cmp -s pol pol.orig"
+check "... no file made for a pair refused" sh -c "test ! -e new1 && test ! -e new2 && test ! -e new3"
+check "different files are fine" "$ST" run --manifest m5 --hash-cache hc5 --log lg5 --report r5 -- true
+cd "$W"
 done_
