@@ -71,9 +71,11 @@ static bool under(const char *p, size_t n, const char *prefix)
 	size_t k = prefix ? strlen(prefix) : 0;
 	while (k > 1 && prefix[k - 1] == '/')
 		k--;
-	if (k == 0)
+	/* "/" is no tree to leave out: a run started at the root (a service's
+	 * working directory) or a TMPDIR of "/" reported no unowned file at all */
+	if (k == 0 || (k == 1 && prefix[0] == '/'))
 		return false;
-	return n >= k && memcmp(p, prefix, k) == 0 && (n == k || p[k] == '/' || k == 1);
+	return n >= k && memcmp(p, prefix, k) == 0 && (n == k || p[k] == '/');
 }
 
 static bool is_use(const struct st__audit_item *it)

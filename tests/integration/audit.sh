@@ -225,4 +225,15 @@ for line in '/etc/host\0name\tp' '/etc/hostname\tp\0q' '//etc/hostname\tp' '/etc
 done
 printf '/.\tp\n/etc/.x\tp\n/etc/..x\tp\n/\tp\n/etc/\tp\n' > "$W/om/fine"
 check "owner map: '/.', dot names and '/' accepted" "$ST" run --audit --owners "$W/om/fine" --dpkg-root "$S/tests/fixtures/dpkg" -- true
+# The audit leaves the run's working tree out of the files no package owns; a run
+# started at the root (a service's working directory is "/") took "/" for that tree and
+# reported no unowned file at all.
+mkdir -p "$W/rt"; printf '%s/rt/none\tsome-port\n' "$W" > "$W/rt/owners"
+for dir in "$W" /; do
+	R=$W/rt/r$(echo "$dir" | tr / _).jsonl
+	(cd "$dir" && "$ST" run --audit --owners "$W/rt/owners" --dpkg-root "$S/tests/fixtures/dpkg" \
+		--report "$R" -- cat /etc/hostname > /dev/null)
+	check "a run started in $dir: /etc/hostname, which no package owns, listed unowned (got: $(records "$R" unowned '[r["path"] for r in rs]'))" \
+		test "$(records "$R" unowned '"/etc/hostname" in [r["path"] for r in rs]')" = True
+done
 done_
