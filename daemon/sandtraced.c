@@ -338,9 +338,9 @@ static void *registry_loader(void *arg)
 	struct daemon *d = arg;
 	const char *root = d->dpkg_root ? d->dpkg_root : "/var/lib/dpkg";
 	int rc;
-	if (d->owners_path != NULL) /* files came from the map; status is optional */
-		rc = st__registry_load_status(&d->reg, root, d->dpkg_root == NULL, d->reg_err,
-					      sizeof(d->reg_err));
+	if (d->owners_path != NULL) /* files came from the map; status is optional (README:
+				     * "when there is one"; the directory was checked at the start) */
+		rc = st__registry_load_status(&d->reg, root, true, d->reg_err, sizeof(d->reg_err));
 	else
 		rc = st__registry_load_dpkg(&d->reg, root, d->reg_err, sizeof(d->reg_err));
 	if (rc == 0) {
@@ -459,6 +459,13 @@ static void setup_registry(struct daemon *d, void (*fatal_fn)(const char *, ...)
 		rc = st__registry_load_owners(&d->reg, d->owners_path, err, sizeof(err));
 		if (rc < 0)
 			fatal_fn("--owners: %s", err);
+		/* a --dpkg-root that is not there is a usage error here too, said before
+		 * the build starts (the loader found it at the end: no audit at all) */
+		struct stat sb;
+		if (d->dpkg_root != NULL && stat(d->dpkg_root, &sb) < 0)
+			fatal_fn("--dpkg-root %s: %s", d->dpkg_root, strerror(errno));
+		if (d->dpkg_root != NULL && !S_ISDIR(sb.st_mode))
+			fatal_fn("--dpkg-root %s: %s", d->dpkg_root, strerror(ENOTDIR));
 	} else {
 		/* a missing database is a usage error, said before the build starts */
 		const char *root = d->dpkg_root ? d->dpkg_root : "/var/lib/dpkg";

@@ -236,4 +236,18 @@ for dir in "$W" /; do
 	check "a run started in $dir: /etc/hostname, which no package owns, listed unowned (got: $(records "$R" unowned '[r["path"] for r in rs]'))" \
 		test "$(records "$R" unowned '"/etc/hostname" in [r["path"] for r in rs]')" = True
 done
+# --owners with a --dpkg-root: package records come from its status "when there is one"
+# (README), but a --dpkg-root without one failed the registry at the end of the run (no
+# audit), and one that is not there at all was found only then too. A root without status
+# is fine now; a root that is not a directory stops the run before it starts.
+mkdir -p "$W/ro/empty"; printf '/etc/hostname\tsome-port\n' > "$W/ro/owners"
+R=$W/ro/empty.jsonl
+"$ST" run --audit --owners "$W/ro/owners" --dpkg-root "$W/ro/empty" --report "$R" -- cat /etc/hostname > /dev/null
+check "--owners, a --dpkg-root without status: the audit is there, the map's package used (got: $(records "$R" package '[r["package"] for r in rs if r.get("used")]'))" \
+	test "$(records "$R" package '[r["package"] for r in rs if r.get("used")]')" = "['some-port']"
+for root in "$W/ro/none" /etc/hostname; do
+	msg=$("$ST" run --audit --owners "$W/ro/owners" --dpkg-root "$root" -- sh -c ": > $W/ro/started" 2>&1); rc=$?
+	check "--owners, --dpkg-root $root: refused before the run (got $rc: $(echo "$msg" | head -1))" \
+		sh -c "test $rc -eq 125 && test ! -e '$W/ro/started' && echo \"\$1\" | grep -q -- '--dpkg-root $root: '" _ "$msg"
+done
 done_
