@@ -834,6 +834,14 @@ static int cmd_run(int argc, char **argv)
 	 * directory behind in TMPDIR; from here on it is pending and taken as
 	 * an early stop (CMD not run, the directory removed). */
 	sigprocmask(SIG_BLOCK, &set, &oldset);
+	/* SIGPIPE ignored here (a write to a closed stderr fails with EPIPE):
+	 * `sandtrace run --summary -- make 2>&1 | head` killed the CLI at its
+	 * summary, exit 141 for CMD's status, and left the private directory.
+	 * Both children get the disposition sandtrace was started with back
+	 * before their exec (CMD's must be as without sandtrace). */
+	struct sigaction pipe_ign = {.sa_handler = SIG_IGN}, pipe_old;
+	sigemptyset(&pipe_ign.sa_mask);
+	sigaction(SIGPIPE, &pipe_ign, &pipe_old);
 
 	/* The private directory: its socket must fit in sun_path, so fall back to /tmp. */
 	const char *tmp = getenv("TMPDIR");
@@ -970,6 +978,7 @@ static int cmd_run(int argc, char **argv)
 		dv[n] = NULL;
 		sigprocmask(SIG_SETMASK, &oldset, NULL);
 		signal(SIGCHLD, SIG_DFL);
+		sigaction(SIGPIPE, &pipe_old, NULL);
 		execv(daemon_path, (char *const *)dv);
 		fprintf(stderr, "sandtrace: exec %s: %s\n", daemon_path, strerror(errno));
 		_exit(SANDTRACE_EXIT_ERROR);
@@ -1049,6 +1058,7 @@ static int cmd_run(int argc, char **argv)
 		else
 			unsetenv(SANDTRACE_ENV_AUDIT);
 		signal(SIGCHLD, SIG_DFL);
+		sigaction(SIGPIPE, &pipe_old, NULL);
 		sigprocmask(SIG_SETMASK, &oldset, NULL);
 		/*
 		 * CMD's own exec goes through the shim too, so that it is checked,

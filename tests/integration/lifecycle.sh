@@ -746,4 +746,22 @@ if gcc -shared -fPIC -o "$W/mkdt/kill.so" "$W/mkdt/kill.c" -ldl; then
 else
 	bad "SIGTERM right after mkdtemp: cannot build the preload"
 fi
+# sandtrace run's stderr a pipe whose reader is gone (`... 2>&1 | head`): the CLI's
+# summary (or the daemon's log it shows when the start fails) killed it by SIGPIPE: exit 141
+# in place of CMD's status, and the private directory (report, log) left in TMPDIR. The CLI
+# ignores SIGPIPE now; CMD still gets the disposition sandtrace was started with.
+mkdir -p "$W/pipe/tmp"; printf 'bogus\n' > "$W/pipe/bad.pol"
+{ TMPDIR="$W/pipe/tmp" "$ST" run --summary -- sh -c 'sleep 0.3; exit 3' 2>&1; echo $? > "$W/pipe/rc1"; } | true
+{ TMPDIR="$W/pipe/tmp" "$ST" run --policy "$W/pipe/bad.pol" -- true 2>&1; echo $? > "$W/pipe/rc2"; } | true
+sleep 0.3
+check "stderr a broken pipe: the summary's run ends with CMD's status 3 (got $(cat "$W/pipe/rc1"))" test "$(cat "$W/pipe/rc1")" = 3
+check "stderr a broken pipe: a daemon that fails to start gives 125 (got $(cat "$W/pipe/rc2"))" test "$(cat "$W/pipe/rc2")" = 125
+check "stderr a broken pipe: no private directory left in TMPDIR ($(ls "$W/pipe/tmp" | tr '\n' ' '))" test -z "$(ls -A "$W/pipe/tmp")"
+for how in default ignored; do
+	if [ $how = ignored ]; then trap '' PIPE; fi
+	want=$(grep SigIgn /proc/self/status)
+	got=$("$ST" run -- grep SigIgn /proc/self/status)
+	check "CMD's SIGPIPE as sandtrace's ($how: $got, want $want)" test "$got" = "$want"
+	trap - PIPE
+done
 done_
