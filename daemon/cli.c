@@ -562,7 +562,39 @@ static char *file_place(const char *path)
 	return out;
 }
 
+/*
+ * The files cmd_run made itself to check that they can be written (--report,
+ * --summary, --pidfile that were not there): removed again when the run
+ * fails before CMD started (a usage error, a daemon that did not start, a
+ * signal while it started) and they are still empty, so that such a run
+ * leaves no empty "report" behind (`sandtrace report` then said "not a
+ * sandtrace report").  Main thread, before CMD's fork.
+ */
+static const char *made_outs[3];
+
+static void unmake_outs(void)
+{
+	for (size_t i = 0; i < sizeof(made_outs) / sizeof(made_outs[0]); i++) {
+		struct stat st;
+		if (made_outs[i] != NULL && stat(made_outs[i], &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size == 0)
+			unlink(made_outs[i]);
+		made_outs[i] = NULL;
+	}
+}
+
+static int cmd_run_inner(int argc, char **argv, bool *cmd_started);
+
 static int cmd_run(int argc, char **argv)
+{
+	bool cmd_started = false;
+	int rc = cmd_run_inner(argc, argv, &cmd_started);
+	if (!cmd_started)
+		unmake_outs();
+	return rc;
+}
+
+static int cmd_run_inner(int argc, char **argv, bool *cmd_started)
 {
 	enum {
 		O_POLICY = 256,
@@ -729,9 +761,12 @@ static int cmd_run(int argc, char **argv)
 		struct stat st;
 		/* a FIFO is refused by its type, unopened: opened for writing it
 		 * waited for a reader, and the run hung before CMD started */
-		bool special = stat(outs[i], &st) == 0 && !S_ISREG(st.st_mode);
+		bool there = stat(outs[i], &st) == 0;
+		bool special = there && !S_ISREG(st.st_mode);
 		int fd = special ? -1
 				 : open(outs[i], O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+		if (fd >= 0 && !there)
+			made_outs[i] = outs[i];
 		struct statfs sfs;
 		if (special || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 		    (fstatfs(fd, &sfs) == 0 &&
@@ -1039,6 +1074,7 @@ static int cmd_run(int argc, char **argv)
 		warnx("%s while the daemon started: %s not run", strsignal(early), o.cmd[0]);
 
 	char *preload = preload_value(shim);
+	*cmd_started = early == 0; /* from here on the daemon writes the report */
 	pid_t cpid = early != 0 ? -1 : fork();
 	if (early != 0) {
 		/* as if CMD was killed by it: 128 + N, and the daemon is stopped as

@@ -764,4 +764,18 @@ for how in default ignored; do
 	check "CMD's SIGPIPE as sandtrace's ($how: $got, want $want)" test "$got" = "$want"
 	trap - PIPE
 done
+# The CLI makes --report, --summary and --pidfile to check that they can be written; a
+# run that then failed before CMD started (a bad policy, two options naming one file) left
+# them there empty, and `sandtrace report` of that "report" said it is not one. They are
+# removed again when still empty; a file that was there before is kept.
+mkdir -p "$W/mk"; cd "$W/mk"; touch kept
+"$ST" run --report r1 --summary=s1 --pidfile p1 --policy "$W/mk/none.pol" -- true 2> err1; rc1=$?
+"$ST" run --report r2 --summary=r2 -- true 2> err2; rc2=$?
+"$ST" run --report kept --policy "$W/mk/none.pol" -- true 2> err3
+check "a run that fails before CMD: 125, the files it made for the check removed (left: $(ls | grep -v '^err\|^kept$' | tr '\n' ' '))" \
+	sh -c "test $rc1 -eq 125 && test $rc2 -eq 125 && test ! -e r1 && test ! -e s1 && test ! -e p1 && test ! -e r2"
+check "... a report that was there before kept" test -e kept
+"$ST" run --report r4 -- sh -c 'exit 4'
+check "... and a run that ran keeps its report" sh -c "'$ST' report r4 > /dev/null"
+cd "$W"
 done_
