@@ -237,6 +237,7 @@ int st__manifest_read(const char *file, struct st__manifest *m, char *err, size_
 	}
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
+	errno = 0;
 	for (;;) {
 		if (cap - len < 65536) {
 			char *nb = realloc(buf, cap + (1u << 20));
@@ -254,7 +255,8 @@ int st__manifest_read(const char *file, struct st__manifest *m, char *err, size_
 		if (r == 0)
 			break;
 	}
-	int e = ferror(f) ? EIO : 0;
+	/* fread's own error (a directory: EISDIR), not a made-up EIO */
+	int e = ferror(f) ? (errno != 0 ? errno : EIO) : 0;
 	fclose(f);
 	if (e) {
 		free(buf);

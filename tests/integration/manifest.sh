@@ -249,4 +249,13 @@ check "... the --verify manifest and the policy left as they were" sh -c "cmp -s
 check "... no file made for a pair refused" sh -c "test ! -e new1 && test ! -e new2 && test ! -e new3"
 check "different files are fine" "$ST" run --manifest m5 --hash-cache hc5 --log lg5 --report r5 -- true
 cd "$W"
+# A manifest that is a directory: fread's EISDIR was reported as "Input/output error".
+mkdir -p "$W/mdir"
+"$ST" run --manifest "$W/mdir/m" --hash-cache none -- true
+for args in "diff $W/mdir $W/mdir/m" "diff $W/mdir/m $W/mdir" "run --verify $W/mdir -- true"; do
+	# shellcheck disable=SC2086
+	msg=$("$ST" $args 2>&1); rc=$?
+	check "a manifest that is a directory ($args): 125, 'Is a directory' (got $rc: $(echo "$msg" | head -1))" \
+		sh -c "test $rc -eq 125 && echo \"\$1\" | grep -q '$W/mdir: Is a directory'" _ "$msg"
+done
 done_
