@@ -362,6 +362,12 @@ int st__control_build_deps(const char *dir, const char *arch, struct st__deplist
 		if (rc < 0)
 			break;
 	}
+	if (rc == 0 && ferror(f)) {
+		/* getline's error ends the loop as its end of file did: a control
+		 * that is a directory (EISDIR) was taken for one declaring nothing */
+		rc = -(errno != 0 ? errno : EIO);
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+	}
 	free(line);
 	free(val);
 	fclose(f);

@@ -250,4 +250,10 @@ for root in "$W/ro/none" /etc/hostname; do
 	check "--owners, --dpkg-root $root: refused before the run (got $rc: $(echo "$msg" | head -1))" \
 		sh -c "test $rc -eq 125 && test ! -e '$W/ro/started' && echo \"\$1\" | grep -q -- '--dpkg-root $root: '" _ "$msg"
 done
+# --deps-from DIR whose debian/control cannot be read (a directory there): getline's
+# error ended the reading as the end of the file does, and the run declared nothing.
+mkdir -p "$W/dfd/debian/control"
+msg=$("$ST" run --audit --deps-from "$W/dfd" -- sh -c ": > $W/dfd/started" 2>&1); rc=$?
+check "--deps-from, debian/control a directory: refused before the run (got $rc: $(echo "$msg" | head -1))" \
+	sh -c "test $rc -eq 125 && test ! -e '$W/dfd/started' && echo \"\$1\" | grep -q 'dfd/debian/control: Is a directory'" _ "$msg"
 done_
