@@ -710,6 +710,12 @@ static int load_diversions(struct st__registry *r, int dfd, const char *admindir
 		}
 		HASH_ADD_KEYPTR(hh, *h, d->from, fn, d);
 	}
+	if (rc == 0 && ferror(f)) {
+		/* getline's error ended the loop as its end of file does: a
+		 * diversions that is a directory was a file of none */
+		rc = -(errno != 0 ? errno : EIO);
+		seterr(err, errlen, "%s/diversions: %s", admindir, strerror(-rc));
+	}
 	for (int i = 0; i < 3; i++)
 		free(lines[i]);
 	fclose(f);

@@ -176,7 +176,10 @@ check "--dpkg-root without info/: the error names it ($(echo "$msg" | head -1))"
 	sh -c "echo \"\$1\" | grep -q 'noinfo/info: No such file or directory'" _ "$msg"
 cp -r "$S/tests/fixtures/dpkg" "$W/bdb/div"; head -2 "$S/tests/fixtures/dpkg/diversions" > "$W/bdb/div/diversions"
 cp -r "$S/tests/fixtures/dpkg" "$W/bdb/dirlist"; mkdir "$W/bdb/dirlist/info/odd.list"
-for db in div:'div/diversions:2: a diversion needs 3 lines' dirlist:'dirlist/info/odd.list: Is a directory'; do
+# (a diversions file that is a directory was read as one of no diversion at all)
+cp -r "$S/tests/fixtures/dpkg" "$W/bdb/divdir"; rm "$W/bdb/divdir/diversions"; mkdir "$W/bdb/divdir/diversions"
+for db in div:'div/diversions:2: a diversion needs 3 lines' dirlist:'dirlist/info/odd.list: Is a directory' \
+	divdir:'divdir/diversions: Is a directory'; do
 	name=${db%%:*} want=${db#*:}
 	"$ST" run --audit --dpkg-root "$W/bdb/$name" --no-implicit-deps --deps libfoo-dev --report "$W/bdb/$name.jsonl" -- true
 	msg=$("$ST" audit "$W/bdb/$name.jsonl" 2>&1); rc=$?
