@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <uthash.h>
@@ -254,7 +255,37 @@ void st__summary_free(struct st__summary *s)
 int st__report_open(struct st__report *r, const char *path, bool append)
 {
 	r->error = 0;
-	r->f = fopen(path, append ? "a+e" : "we");
+	if (append) {
+		r->f = fopen(path, "a+e");
+	} else {
+		/*
+		 * Locked before it is truncated, and for the daemon's life: a
+		 * second run given the same --report (two runs at once) truncated
+		 * the first's and both wrote into it, a report of torn and mixed
+		 * lines that still said "trace complete".  A file system without
+		 * flock (ENOLCK, EINVAL) is written unlocked; a FIFO or a device
+		 * is not truncated.
+		 */
+		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+		if (fd < 0)
+			return -errno;
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0 && (errno == EWOULDBLOCK || errno == EINTR)) {
+			close(fd);
+			return -EBUSY;
+		}
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
+			int e = -errno;
+			close(fd);
+			return e;
+		}
+		r->f = fdopen(fd, "we");
+		if (r->f == NULL) {
+			int e = -errno;
+			close(fd);
+			return e;
+		}
+	}
 	if (r->f == NULL)
 		return -errno;
 	if (append && fseek(r->f, -1, SEEK_END) == 0) {

@@ -132,6 +132,8 @@ struct st__report {
 /*
  * st__report_open - open path for writing: truncate (append false) or append
  * (append true; used by the CLI when the daemon was lost).  Returns 0 or -errno.
+ * Truncating takes an exclusive flock on the file first, held until
+ * st__report_close: -EBUSY (nothing truncated) when another writer holds it.
  */
 int st__report_open(struct st__report *r, const char *path, bool append);
 

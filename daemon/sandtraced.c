@@ -2597,6 +2597,10 @@ int main(int argc, char **argv)
 	 * must not truncate that one's report (the same --report, a mistake) */
 	setup_socket(d);
 	int rc = st__report_open(&d->report, d->report_path, false);
+	if (rc == -EBUSY)
+		fatal("--report %s: another sandtrace run is writing it (its daemon holds the "
+		      "file's lock): give this run a report of its own",
+		      d->report_path);
 	if (rc < 0)
 		fatal("--report %s: %s", d->report_path, strerror(-rc));
 	struct st__run_rec run = {

@@ -778,4 +778,24 @@ check "... a report that was there before kept" test -e kept
 "$ST" run --report r4 -- sh -c 'exit 4'
 check "... and a run that ran keeps its report" sh -c "'$ST' report r4 > /dev/null"
 cd "$W"
+# Two runs at once given the same --report: the second truncated the first's report and
+# both wrote into it, a file of torn and mixed lines that still said "trace complete". The
+# daemon locks its report before truncating it: the second run stops before its CMD (125)
+# and the first's report is whole. (The first run waits on a FIFO the test opens after.)
+mkdir -p "$W/two"; mkfifo "$W/two/hold"
+"$ST" run --report "$W/two/r.jsonl" --pidfile "$W/two/pid" -- sh -c "cat $W/two/hold > /dev/null; echo first" > "$W/two/out1" &
+p1=$!
+i=0; while [ ! -s "$W/two/pid" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+"$ST" run --report "$W/two/r.jsonl" -- sh -c ": > $W/two/started2" 2> "$W/two/err2"; rc2=$?
+echo > "$W/two/hold"; wait $p1; rc1=$?
+check "two runs, one --report: the second refused before its CMD (got $rc2: $(head -1 "$W/two/err2"))" \
+	sh -c "test $rc2 -eq 125 && test ! -e '$W/two/started2' && grep -q 'another sandtrace run is writing it' '$W/two/err2'"
+check "two runs, one --report: the first ran, and its report is whole (one run, one summary, every line a record, complete)" \
+	sh -c "test $rc1 -eq 0 && test \"\$(cat '$W/two/out1')\" = first && python3 -c '
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+t = [r[\"type\"] for r in rs]
+assert t.count(\"run\") == 1 and t.count(\"summary\") == 1, t
+assert rs[-1][\"complete\"] is True, rs[-1]
+' '$W/two/r.jsonl'"
 done_
