@@ -76,6 +76,8 @@ const char *st__untraced_name(unsigned why)
 		return "elfclass";
 	case SANDTRACE_UNTRACED_GO:
 		return "go";
+	case SANDTRACE_UNTRACED_NESTED:
+		return "nested";
 	}
 	return "other";
 }

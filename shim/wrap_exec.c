@@ -141,9 +141,15 @@ static bool env_nested(char *const envp[], size_t n, struct st_env *out)
  * Else the image would be traced by nobody (an environment saved in an
  * earlier run and put back, naming a daemon long gone; a socket variable
  * copied without the preload), and it is not a nested trace: env_fix puts
- * this run's variables in place of those.  One stat, only for such an envp. */
+ * this run's variables in place of those.  One stat, only for such an envp.
+ * Under a sandbox that can refuse (st__may_refuse) nothing is handed over:
+ * the new image stays in this run's sandbox (a nested run's processes are
+ * this run's, and its own daemon hears of none of them), or any program
+ * could leave the fence by naming a socket and a file of that name. */
 static bool nested_live(const char *their_socket, const char *preload)
 {
+	if (st__may_refuse())
+		return false;
 	struct stat st;
 	if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, their_socket, &st, 0) != 0 || !S_ISSOCK(st.st_mode))
 		return false;
@@ -167,6 +173,22 @@ struct exe_hint {
 	const char *spelling, *exe;
 	size_t slen, elen;
 };
+
+/* Is envp one that env_fix hands to another trace (env_nested)?  An exec
+ * with it runs a program this run does not trace: recorded untraced
+ * (SANDTRACE_UNTRACED_NESTED, note_exec). */
+static bool handed_over(char *const envp[])
+{
+	const char *preload = NULL, *their_socket = NULL;
+	for (size_t n = 0; envp && envp[n]; n++) {
+		if (has_prefix(envp[n], "LD_PRELOAD="))
+			preload = envp[n] + 11;
+		if (has_prefix(envp[n], "SANDTRACE_SOCKET="))
+			their_socket = envp[n] + 17;
+	}
+	return their_socket && *their_socket && strcmp(their_socket, st__g.socket_path) != 0 &&
+	       nested_live(their_socket, preload);
+}
 
 /* buf/cap: a caller's buffer (the free access slot's path buffer, whose first
  * page is already touched) used when the new environment fits; else a map.
@@ -877,6 +899,11 @@ static unsigned note_exec(struct st_acc *a, int fd, char interp[PATH_MAX], bool 
 	*elf = false;
 	bool loader = false;
 	unsigned why = (path && !a->skip) ? probe_exec(fd, interp, PATH_MAX, elf, &loader, resetids) : 0;
+	/* a program handed to a nested trace: untraced here, whatever it is */
+	if (!why && path && !a->skip && handed_over(envp)) {
+		why = SANDTRACE_UNTRACED_NESTED;
+		interp[0] = 0;
+	}
 	if (own >= 0 && keep)
 		*keep = own;
 	else if (own >= 0)

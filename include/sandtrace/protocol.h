@@ -152,7 +152,9 @@ enum sandtrace_untraced {
 	SANDTRACE_UNTRACED_SETID = 2,  /* set-id or file capabilities: ld.so drops LD_PRELOAD */
 	SANDTRACE_UNTRACED_OTHER = 3,
 	SANDTRACE_UNTRACED_ELFCLASS = 4, /* 32-bit or x32 ELF: the loader refuses a 64-bit preload */
-	SANDTRACE_UNTRACED_GO = 5        /* Go program (build-id note): its runtime makes raw syscalls */
+	SANDTRACE_UNTRACED_GO = 5,       /* Go program (build-id note): its runtime makes raw syscalls */
+	SANDTRACE_UNTRACED_NESTED = 6    /* handed to another trace (a nested sandtrace run): its
+					    processes report to that run's daemon, not this one */
 };
 
 /*

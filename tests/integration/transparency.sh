@@ -166,7 +166,24 @@ fi
 "$ST" run --report "$W/outer.jsonl" -- "$ST" run --report "$W/inner.jsonl" -- cat e1 >/dev/null
 check "nested: the inner report has the read" has R "$W/e1" "$W/inner.jsonl"
 check "nested: the outer report saw the exec" has X /usr/bin/cat "$W/outer.jsonl"
-check "nested: both complete" test "$(summary_field "$W/inner.jsonl" complete)$(summary_field "$W/outer.jsonl" complete)" = truetrue
+check "nested: the inner report is complete" test "$(summary_field "$W/inner.jsonl" complete)" = true
+check "nested: the outer report lists the handed-over program untraced, nested, and is incomplete" \
+	test "$(python3 -c 'import json,sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+print(sum(1 for x in r if x.get("type") == "access" and x.get("untraced") == "nested" and x["path"] == "/usr/bin/cat"))' "$W/outer.jsonl") $(summary_field "$W/outer.jsonl" complete)" = "1 false"
+# under a sandbox that can refuse nothing is handed over: the inner run's command stays in
+# the outer sandbox (a nested run, or a program naming a socket and a libsandtrace.so of its
+# own, ran the hidden file's reader untraced by the fence, the outer report complete)
+printf 'deny read %s/e1\nallow any /\n' "$W" > "$W/deny-e1"
+out=$("$ST" run --fence --policy "$W/deny-e1" --report "$W/outer-f.jsonl" -- "$ST" run --report "$W/inner-f.jsonl" -- cat e1 2>&1)
+check "nested under a fence: the inner command cannot read what the outer hides (got: $out)" \
+	sh -c "echo '$out' | grep -q 'No such file'"
+check "nested under a fence: the outer report has the refused read" has R "$W/e1" "$W/outer-f.jsonl"
+: > "$W/libsandtrace.so"
+python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$W/fake-sock"
+out=$("$ST" run --fence --policy "$W/deny-e1" -- env SANDTRACE_SOCKET="$W/fake-sock" \
+	LD_PRELOAD="$W/libsandtrace.so" cat e1 2>&1)
+check "a made-up trace under a fence: the hidden file stays hidden (got: $out)" sh -c "echo '$out' | grep -q 'No such file'"
 # an environment that names another daemon but carries no trace the child can join is
 # not a nested run: a saved environment put back after its run ended (its socket gone),
 # a socket variable without the preload; the child was traced by nobody, its read
