@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fstab.h>
 #include <fts.h>
 #include <ftw.h>
 #include <glob.h>
@@ -45,7 +46,10 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <syslog.h>
+#include <ttyent.h>
 #include <utime.h>
+#include <utmp.h>
+#include <utmpx.h>
 #include <wchar.h>
 #include <wordexp.h>
 
@@ -850,6 +854,13 @@ void st__record_path(int dirfd, const char *path, unsigned kind, bool nofollow, 
  * a hidden or held directory decided it, a fail-open answer, or nothing was
  * recorded): the library sets' memo may stand only for keyed outcomes. */
 bool st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow, int err);
+/* st__own_judge - judge and record a file a libc function is about to open
+ * by its own internal call (wrap_libc.c): 0 to make the call (recorded, as
+ * there or with the errno of looking it up), or the errno (ENOENT, EACCES)
+ * the caller fails with as libc does when it cannot open the file (the
+ * refusal recorded as a violation).  Not inside an entered wrapper (it
+ * enters); preserves errno. */
+int st__own_judge(const char *path, unsigned kind);
 
 /* st__fd_path - the path of an open descriptor of the calling thread (Linux:
  * /proc/thread-self/fd), NUL-terminated in buf (cap bytes); a removed file's

@@ -1942,6 +1942,13 @@ EXPORT pid_t forkpty(int *amaster, char *name, const struct termios *tio,
 		     const struct winsize *ws)
 {
 	st__init();
+	/* its openpty opens /dev/ptmx by an internal call, before the fork:
+	 * refused, forkpty fails as that open would (wrap_libc.c openpty) */
+	int e = st__own_judge("/dev/ptmx", SANDTRACE_KIND_WRITE);
+	if (e) {
+		errno = e;
+		return -1;
+	}
 	int32_t parent = st__g.pid;
 	pid_t p = REAL(forkpty)(amaster, name, tio, ws);
 	if (p == 0 && !st__depth)

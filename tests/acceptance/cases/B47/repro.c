@@ -1,0 +1,189 @@
+/* B47: files libc opens itself, by internal calls no open or fopen wrapper
+ * sees: the utmp file utmpname names (opened lazily by setutent, getutent,
+ * getutid, getutline, pututline and their utmpx twins), the wtmp file updwtmp
+ * names; and at places libc fixes: /etc/shells (getusershell), /etc/fstab
+ * (setfsent, getfsent, getfsspec), /etc/ttys (getttyent), /dev/tty
+ * (getpass), /dev/ptmx (posix_openpt, getpt, openpty, forkpty), /proc/loadavg
+ * (getloadavg), /sys/devices/system/cpu/online (get_nprocs), the default
+ * utmp file (getlogin).
+ *   ./repro prepare     write one entry into hid/h.utmp and hid/h.wtmp
+ *   ./repro files       the calls on <W>'s files (traced, then fenced)
+ *   ./repro fixed       the calls on the fixed files (fenced: they are denied) */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <fstab.h>
+#include <pty.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <ttyent.h>
+#include <unistd.h>
+#include <utmp.h>
+#include <utmpx.h>
+
+static struct utmp entry(const char *line, const char *user)
+{
+	struct utmp u;
+	memset(&u, 0, sizeof(u));
+	u.ut_type = USER_PROCESS;
+	u.ut_pid = 4747;
+	strncpy(u.ut_line, line, sizeof(u.ut_line));
+	strncpy(u.ut_id, line + strlen(line) - 2, sizeof(u.ut_id));
+	strncpy(u.ut_user, user, sizeof(u.ut_user));
+	return u;
+}
+
+/* every entry of the current utmp file, then how the reading ended */
+static void list(const char *what)
+{
+	struct utmp *u;
+	errno = 0;
+	setutent();
+	int n = 0;
+	while ((u = getutent()))
+		printf("%s: %s %s\n", what, u->ut_line, u->ut_user), n++;
+	printf("%s: %d entries, %s\n", what, n, n ? "end" : strerror(errno));
+	endutent();
+}
+
+static void files(void)
+{
+	struct utmp u = entry("pts/47", "alice"), *r;
+	/* a file that is there: written, then read back every way */
+	if (utmpname("vis.utmp")) /* relative: <W>/vis.utmp */
+		return perror("utmpname");
+	setutent();
+	r = pututline(&u);
+	printf("pututline vis: %s\n", r ? "ok" : strerror(errno));
+	endutent();
+	list("vis");
+	struct utmp key = entry("pts/47", "");
+	r = getutline(&key);
+	printf("getutline vis: %s\n", r ? r->ut_user : strerror(errno));
+	endutent();
+	key.ut_type = USER_PROCESS;
+	r = getutid(&key);
+	printf("getutid vis: %s\n", r ? r->ut_user : strerror(errno));
+	endutent();
+	struct utmp buf, *res;
+	setutent();
+	printf("getutent_r vis: %d\n", getutent_r(&buf, &res));
+	endutent();
+	updwtmp("vis.wtmp", &u);
+	/* the utmpx twins, on the same file */
+	if (utmpxname("vis.utmp"))
+		return perror("utmpxname");
+	setutxent();
+	struct utmpx *x = getutxent();
+	printf("getutxent vis: %s\n", x ? x->ut_user : strerror(errno));
+	endutxent();
+	struct utmpx ux;
+	memset(&ux, 0, sizeof(ux));
+	ux.ut_type = USER_PROCESS;
+	strcpy(ux.ut_line, "pts/48");
+	strcpy(ux.ut_id, "48");
+	strcpy(ux.ut_user, "bob");
+	struct utmpx *rx = pututxline(&ux);
+	printf("pututxline vis: %s\n", rx ? "ok" : strerror(errno));
+	endutxent();
+	updwtmpx("vis.wtmp", &ux);
+	list("vis again");
+
+	/* a file the fenced run hides: as if it were not there */
+	if (utmpname("hid/h.utmp"))
+		return perror("utmpname");
+	list("hid");
+	errno = 0;
+	r = getutline(&key);
+	printf("getutline hid: %s\n", r ? r->ut_user : strerror(errno));
+	errno = 0;
+	x = getutxent();
+	printf("getutxent hid: %s\n", x ? x->ut_user : strerror(errno));
+	errno = 0;
+	setutent();
+	r = pututline(&u);
+	printf("pututline hid: %s\n", r ? "ok" : strerror(errno));
+	errno = 0;
+	rx = pututxline(&ux);
+	printf("pututxline hid: %s\n", rx ? "ok" : strerror(errno));
+	endutent();
+	updwtmp("hid/h.wtmp", &u);
+	updwtmpx("hid/h.wtmp", &ux);
+	/* back to the visible one: read as before */
+	utmpname("vis.utmp");
+	list("vis last");
+}
+
+static void fixed(void)
+{
+	char *s;
+	int n = 0;
+	setusershell();
+	while ((s = getusershell()) && n < 2)
+		printf("shell %d: %s\n", n++, s);
+	endusershell();
+	errno = 0;
+	int ok = setfsent();
+	printf("setfsent: %d %s\n", ok, ok ? "" : strerror(errno));
+	struct fstab *f = getfsent();
+	printf("getfsent: %s\n", f ? "entry" : "none");
+	printf("getfsspec: %s\n", getfsspec("/dev/b47-none") ? "entry" : "none");
+	endfsent();
+	printf("getttyent: %s\n", getttyent() ? "entry" : "none");
+	endttyent();
+	double avg[3];
+	errno = 0;
+	int l = getloadavg(avg, 3);
+	printf("getloadavg: %d %s\n", l, l < 0 ? strerror(errno) : "");
+	errno = 0;
+	int pt = posix_openpt(O_RDWR | O_NOCTTY);
+	printf("posix_openpt: %s\n", pt >= 0 ? "ok" : strerror(errno));
+	if (pt >= 0)
+		close(pt);
+	errno = 0;
+	pt = getpt();
+	printf("getpt: %s\n", pt >= 0 ? "ok" : strerror(errno));
+	if (pt >= 0)
+		close(pt);
+	int m, sl;
+	errno = 0;
+	l = openpty(&m, &sl, NULL, NULL, NULL);
+	printf("openpty: %s\n", l == 0 ? "ok" : strerror(errno));
+	if (l == 0)
+		close(m), close(sl);
+	errno = 0;
+	pid_t child = forkpty(&m, NULL, NULL, NULL);
+	if (child == 0)
+		_exit(0);
+	printf("forkpty: %s\n", child > 0 ? "ok" : strerror(errno));
+	if (child > 0)
+		waitpid(child, NULL, 0), close(m);
+	s = getpass("b47 password: ");
+	printf("getpass: %s\n", s ? s : "(null)");
+	printf("get_nprocs: %s\n", get_nprocs() > 0 ? "ok" : "none");
+}
+
+int main(int argc, char **argv)
+{
+	const char *how = argc > 1 ? argv[1] : "";
+	if (!strcmp(how, "prepare")) {
+		struct utmp u = entry("pts/46", "carol");
+		utmpname("hid/h.utmp");
+		setutent();
+		if (!pututline(&u))
+			perror("prepare pututline");
+		endutent();
+		updwtmp("hid/h.wtmp", &u);
+		return 0;
+	}
+	if (!strcmp(how, "files")) {
+		getlogin(); /* the default utmp file, when there is no login uid */
+		files();
+	} else if (!strcmp(how, "fixed")) {
+		fixed();
+	}
+	return 0;
+}
