@@ -584,8 +584,33 @@ EXPORT char *strptime_l(const char *in, const char *f, struct tm *tm, locale_t l
 {
 	TZ_CALL(REAL(strptime_l)(in, f, tm, l));
 }
-EXPORT struct tm *getdate(const char *in) { TZ_CALL(REAL(getdate)(in)); }
-EXPORT int getdate_r(const char *in, struct tm *tm) { TZ_CALL(REAL(getdate_r)(in, tm)); }
+/* getdate's templates: the file DATEMSK names, looked up (stat) and read by
+ * libc's internal calls; refused, getdate_r gives 3 ("cannot get the
+ * file's status") as for a missing one, before any tzset (time/getdate.c) */
+static int datemsk_refused(void)
+{
+	const char *f = getenv("DATEMSK");
+	return f && *f ? st__own_judge(f, K_R) : 0;
+}
+EXPORT struct tm *getdate(const char *in)
+{
+	int e = datemsk_refused();
+	if (e) {
+		getdate_err = 3;
+		errno = e;
+		return NULL;
+	}
+	TZ_CALL(REAL(getdate)(in));
+}
+EXPORT int getdate_r(const char *in, struct tm *tm)
+{
+	int e = datemsk_refused();
+	if (e) {
+		errno = e;
+		return 3;
+	}
+	TZ_CALL(REAL(getdate_r)(in, tm));
+}
 /* syslog's four names go through the two va_list ones (a void call: TZ_CALL
  * of it and 0) */
 static int tz_vsyslog(int pri, const char *f, va_list ap) { TZ_CALL((REAL(vsyslog)(pri, f, ap), 0)); }

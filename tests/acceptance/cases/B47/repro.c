@@ -1,7 +1,7 @@
 /* B47: files libc opens itself, by internal calls no open or fopen wrapper
  * sees: the utmp file utmpname names (opened lazily by setutent, getutent,
  * getutid, getutline, pututline and their utmpx twins), the wtmp file updwtmp
- * names; and at places libc fixes: /etc/shells (getusershell), /etc/fstab
+ * names, the getdate templates DATEMSK names; and at places libc fixes: /etc/shells (getusershell), /etc/fstab
  * (setfsent, getfsent, getfsspec), /etc/ttys (getttyent), /dev/tty
  * (getpass), /dev/ptmx (posix_openpt, getpt, openpty, forkpty), /proc/loadavg
  * (getloadavg), /sys/devices/system/cpu/online (get_nprocs), the default
@@ -16,6 +16,7 @@
 #include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -112,6 +113,15 @@ static void files(void)
 	endutent();
 	updwtmp("hid/h.wtmp", &u);
 	updwtmpx("hid/h.wtmp", &ux);
+	/* getdate's templates, the file DATEMSK names */
+	struct tm tm, *t;
+	setenv("DATEMSK", "datemsk", 1);
+	t = getdate("2026-01-02");
+	printf("getdate vis: %d\n", t ? t->tm_mday : -getdate_err);
+	setenv("DATEMSK", "hid/datemsk", 1);
+	t = getdate("2026-01-03");
+	printf("getdate hid: %d\n", t ? t->tm_mday : -getdate_err);
+	printf("getdate_r hid: %d\n", getdate_r("2026-01-04", &tm));
 	/* back to the visible one: read as before */
 	utmpname("vis.utmp");
 	list("vis last");

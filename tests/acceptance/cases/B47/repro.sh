@@ -10,6 +10,7 @@ gcc -O0 -o repro "$D/repro.c"
 fresh() {	# empty visible files, one entry in each hidden one
 	rm -rf hid && mkdir hid && : > vis.utmp && : > vis.wtmp && : > hid/h.utmp && : > hid/h.wtmp
 	./repro prepare
+	printf '%%Y-%%m-%%d\n' > datemsk && cp datemsk hid/datemsk
 }
 fresh
 rc=0; timeout -k 5 30 ${SHIM_RUN:-} ./repro files || rc=$?
