@@ -53,6 +53,7 @@
 #include <wchar.h>
 #include <wordexp.h>
 
+struct __res_state; /* resolv.h: not included, its macros (p_type) clash with elf.h */
 #include "sandtrace/arena.h"
 #include "sandtrace/common.h"
 #include "sandtrace/policy.h"

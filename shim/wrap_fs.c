@@ -987,7 +987,7 @@ static const char *const nss_db[NSS_DBS] = {"passwd",	 "group",    "shadow", "ho
 static const char *const nss_file[NSS_DBS] = {
 	"/etc/passwd",	  "/etc/group",	   "/etc/shadow", "/etc/hosts",	 "/etc/services",
 	"/etc/protocols", "/etc/networks", "/etc/rpc",	  "/etc/ethers"};
-enum { NSS_SLOT_CONF = NSS_DBS, NSS_SLOT_HOSTCONF, NSS_SLOT_RESOLV, NSS_SLOTS };
+enum { NSS_SLOT_CONF = NSS_DBS, NSS_SLOT_HOSTCONF, NSS_SLOT_RESOLV, NSS_SLOT_GAI, NSS_SLOTS };
 /* per database: 0 not read yet, 1 the files source, 2 other sources only;
  * read once per process (a configuration edited during the run is not
  * seen); relaxed: a race reads the file twice and stores the same answer */
@@ -995,8 +995,8 @@ static _Atomic unsigned char nss_src[NSS_DBS];
 /* per database's file, then the configuration and the resolver's two: -1
  * not asked yet, 0 there, else the errno of looking it up (same contract
  * as nss_src) */
-static _Atomic int nss_err[NSS_SLOTS] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
-_Static_assert(NSS_SLOTS == 12, "nss_err's initialiser");
+static _Atomic int nss_err[NSS_SLOTS] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+_Static_assert(NSS_SLOTS == 13, "nss_err's initialiser");
 
 /* Does the configuration's line for db name "files" or "compat"?  Raw
  * system calls, a stack buffer: no malloc, no stdio. */
@@ -1178,6 +1178,18 @@ static bool numeric_serv(const char *s)
 			return false;
 	return true;
 }
+/* Did getaddrinfo sort its answer: more than one address (one address is
+ * listed once per socket type)?  glibc reads /etc/gai.conf for the sort,
+ * once a process (sysdeps/posix/getaddrinfo.c gaiconf_init): recorded, not
+ * refused, as the nss files are. */
+static bool gai_sorted(const struct addrinfo *ai)
+{
+	for (const struct addrinfo *p = ai ? ai->ai_next : NULL; p; p = p->ai_next)
+		if (p->ai_addrlen != ai->ai_addrlen || !p->ai_addr || !ai->ai_addr ||
+		    memcmp(p->ai_addr, ai->ai_addr, ai->ai_addrlen))
+			return true;
+	return false;
+}
 EXPORT int getaddrinfo(const char *node, const char *service, const struct addrinfo *hints,
 		       struct addrinfo **res)
 {
@@ -1188,6 +1200,13 @@ EXPORT int getaddrinfo(const char *node, const char *service, const struct addri
 		nss_note(NSS_HOSTS);
 	if (service && !(flags & AI_NUMERICSERV) && !numeric_serv(service))
 		nss_note(NSS_SERVICES);
+	if (r == 0 && gai_sorted(*res)) {
+		struct st_call c;
+		if (st__enter(&c)) {
+			nss_read(NSS_SLOT_GAI, "/etc/gai.conf");
+			st__leave(&c);
+		}
+	}
 	errno = saved;
 	return r;
 }
@@ -1204,6 +1223,38 @@ EXPORT int getnameinfo(const struct sockaddr *sa, socklen_t len, char *host, soc
 	errno = saved;
 	return r;
 }
+
+/* The resolver's own entry points read /etc/resolv.conf (and reload it
+ * when it changed) by libc's internal fopen, whatever nsswitch.conf says
+ * (resolv/res_init.c): recorded after the call, not refused, as the nss
+ * files.  res_init and res_ninit are __res_init and __res_ninit for a
+ * program (resolv.h); the query calls have both names. */
+#define RES_FN(ret, name, params, args)                                                            \
+	EXPORT ret name params                                                                     \
+	{                                                                                          \
+		ret r_ = REAL(name) args;                                                          \
+		int saved_ = errno;                                                                \
+		struct st_call c_;                                                                 \
+		if (st__enter(&c_)) {                                                              \
+			nss_read(NSS_SLOT_RESOLV, "/etc/resolv.conf");                            \
+			st__leave(&c_);                                                            \
+		}                                                                                  \
+		errno = saved_;                                                                    \
+		return r_;                                                                         \
+	}
+RES_FN(int, __res_init, (void), ())
+RES_FN(int, __res_ninit, (struct __res_state *s), (s))
+RES_FN(int, res_query, (const char *d, int c, int t, unsigned char *a, int l), (d, c, t, a, l))
+RES_FN(int, res_search, (const char *d, int c, int t, unsigned char *a, int l), (d, c, t, a, l))
+RES_FN(int, res_querydomain,
+       (const char *n, const char *d, int c, int t, unsigned char *a, int l),
+       (n, d, c, t, a, l))
+RES_FN(int, res_send, (const unsigned char *m, int ml, unsigned char *a, int l), (m, ml, a, l))
+EXPORT int __res_query(const char *d, int c, int t, unsigned char *a, int l) ST_ALIAS(res_query);
+EXPORT int __res_search(const char *d, int c, int t, unsigned char *a, int l) ST_ALIAS(res_search);
+EXPORT int __res_querydomain(const char *n, const char *d, int c, int t, unsigned char *a, int l)
+	ST_ALIAS(res_querydomain);
+EXPORT int __res_send(const unsigned char *m, int ml, unsigned char *a, int l) ST_ALIAS(res_send);
 
 /*
  * POSIX shared memory and named semaphores are files in glibc's directory

@@ -5,13 +5,17 @@
  * (setfsent, getfsent, getfsspec), /etc/ttys (getttyent), /dev/tty
  * (getpass), /dev/ptmx (posix_openpt, getpt, openpty, forkpty), /proc/loadavg
  * (getloadavg), /sys/devices/system/cpu/online (get_nprocs), the default
- * utmp file (getlogin).
+ * utmp file (getlogin), /etc/resolv.conf (res_init), /etc/gai.conf
+ * (getaddrinfo's sort).
  *   ./repro prepare     write one entry into hid/h.utmp and hid/h.wtmp
  *   ./repro files       the calls on <W>'s files (traced, then fenced)
- *   ./repro fixed       the calls on the fixed files (fenced: they are denied) */
+ *   ./repro fixed       the calls on the fixed files (fenced: they are denied)
+ *   ./repro resolver    res_init, getaddrinfo of the wildcard (recorded only) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
+#include <resolv.h>
 #include <fstab.h>
 #include <pty.h>
 #include <stdio.h>
@@ -194,6 +198,18 @@ int main(int argc, char **argv)
 		files();
 	} else if (!strcmp(how, "fixed")) {
 		fixed();
+	} else if (!strcmp(how, "resolver")) {
+		/* res_init reads /etc/resolv.conf; getaddrinfo reads /etc/gai.conf
+		 * to sort more than one address (the wildcard's two here) */
+		printf("res_init: %d\n", res_init());
+		struct addrinfo h, *r, *p;
+		memset(&h, 0, sizeof(h));
+		h.ai_socktype = SOCK_STREAM;
+		h.ai_flags = AI_PASSIVE;
+		int e = getaddrinfo(NULL, "80", &h, &r), k = 0;
+		for (p = e ? NULL : r; p; p = p->ai_next)
+			k++;
+		printf("getaddrinfo: %d %d\n", e, k);
 	}
 	return 0;
 }

@@ -19,6 +19,8 @@ echo "vis.wtmp: $(stat -c %s vis.wtmp)"
 # no controlling terminal (setsid): getpass reads stdin, as it would in a build
 rc=0; echo secret | timeout -k 5 30 setsid -w ${SHIM_RUN:-} ./repro fixed 2>/dev/null || rc=$?
 echo "exit=$rc"
+rc=0; timeout -k 5 30 ${SHIM_RUN:-} ./repro resolver || rc=$?
+echo "exit=$rc"
 fresh
 cp hid/h.utmp h.utmp.0 && cp hid/h.wtmp h.wtmp.0
 if [ -n "${SANDTRACE_BIN:-}" ] && [ -n "${SHIM_RUN:-}" ]; then
