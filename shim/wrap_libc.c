@@ -513,6 +513,21 @@ static void own_note(const char *path)
 	st__leave(&c);
 	errno = c.saved_errno;
 }
+/* sysconf: the processor counts through libc's internal get_nprocs, the
+ * groups' limit from /proc/sys/kernel/ngroups_max (linux/sysconf.c); any
+ * other name reads no file */
+EXPORT long sysconf(int name)
+{
+	if (name == _SC_NPROCESSORS_ONLN)
+		own_note("/sys/devices/system/cpu/online");
+	else if (name == _SC_NPROCESSORS_CONF)
+		own_note("/sys/devices/system/cpu/possible");
+	else if (name == _SC_NGROUPS_MAX)
+		own_note("/proc/sys/kernel/ngroups_max");
+	return REAL(sysconf)(name);
+}
+/* sysconf's other public name (glibc's alias) */
+EXPORT long __sysconf(int name) ST_ALIAS(sysconf);
 EXPORT int get_nprocs(void)
 {
 	own_note("/sys/devices/system/cpu/online");

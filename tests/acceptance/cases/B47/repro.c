@@ -4,7 +4,8 @@
  * names, the getdate templates DATEMSK names; and at places libc fixes: /etc/shells (getusershell), /etc/fstab
  * (setfsent, getfsent, getfsspec), /etc/ttys (getttyent), /dev/tty
  * (getpass), /dev/ptmx (posix_openpt, getpt, openpty, forkpty), /proc/loadavg
- * (getloadavg), /sys/devices/system/cpu/online (get_nprocs), the default
+ * (getloadavg), /sys's cpu lists (get_nprocs_conf, sysconf), the groups' limit
+ * in /proc/sys (sysconf), the default
  * utmp file (getlogin), /etc/resolv.conf (res_init), /etc/gai.conf
  * (getaddrinfo's sort).
  *   ./repro prepare     write one entry into hid/h.utmp and hid/h.wtmp
@@ -177,7 +178,10 @@ static void fixed(void)
 		waitpid(child, NULL, 0), close(m);
 	s = getpass("b47 password: ");
 	printf("getpass: %s\n", s ? s : "(null)");
-	printf("get_nprocs: %s\n", get_nprocs() > 0 ? "ok" : "none");
+	printf("get_nprocs: %s\n", get_nprocs_conf() > 0 && sysconf(_SC_NPROCESSORS_ONLN) > 0 &&
+					    sysconf(_SC_NGROUPS_MAX) > 0
+					? "ok"
+					: "none");
 }
 
 int main(int argc, char **argv)
