@@ -862,6 +862,12 @@ bool st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow,
  * refusal recorded as a violation).  Not inside an entered wrapper (it
  * enters); preserves errno. */
 int st__own_judge(const char *path, unsigned kind);
+/* st__nss_passwd - record the user database's files (nsswitch.conf, and
+ * /etc/passwd for the files source) after a lookup libc made by an internal
+ * call inside another public function (glob's and wordexp's tilde, cuserid,
+ * getpw): wrap_fs.c's nss record, not refused.  Not inside an entered
+ * wrapper; preserves errno. */
+void st__nss_passwd(void);
 
 /* st__fd_path - the path of an open descriptor of the calling thread (Linux:
  * /proc/thread-self/fd), NUL-terminated in buf (cap bytes); a removed file's

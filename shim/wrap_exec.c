@@ -2197,7 +2197,32 @@ EXPORT FILE *_IO_popen(const char *cmd, const char *mode) ST_ALIAS(popen);
  * with libc's internal posix_spawn: recorded (and the shell given the
  * preload) as system() does, when the words may hold one and WRDE_NOCMD
  * does not forbid it. */
+/* ... and a tilde it expands ("~user", or "~" without HOME: at the start of
+ * a word, or after an assignment's '=' or ':') looks the user up with
+ * libc's internal getpwnam_r or getpwuid_r (posix/wordexp.c): the user
+ * database recorded after the call */
+static int wordexp_cmd(const char *words, wordexp_t *we, int flags);
+static bool wordexp_tilde(const char *w)
+{
+	bool home = getenv("HOME") != NULL;
+	for (const char *p = strchr(w, '~'); p; p = strchr(p + 1, '~')) {
+		char b = p == w ? ' ' : p[-1];
+		if (b != ' ' && b != '\t' && b != '\n' && b != '=' && b != ':')
+			continue;
+		char a = p[1];
+		if (!home || (a && a != '/' && a != ' ' && a != '\t' && a != '\n' && a != ':'))
+			return true;
+	}
+	return false;
+}
 EXPORT int wordexp(const char *words, wordexp_t *we, int flags)
+{
+	int r = wordexp_cmd(words, we, flags);
+	if (words && wordexp_tilde(words))
+		st__nss_passwd();
+	return r;
+}
+static int wordexp_cmd(const char *words, wordexp_t *we, int flags)
 {
 	struct st_call c;
 	if (!words || (flags & WRDE_NOCMD) || (!strchr(words, '`') && !strstr(words, "$(")))

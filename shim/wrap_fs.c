@@ -1072,6 +1072,27 @@ static void nss_note(int db)
 	errno = c.saved_errno;
 }
 
+/* the user database read by a lookup libc makes inside another public
+ * function (glob's and wordexp's tilde, cuserid, getpw): shim.h */
+void st__nss_passwd(void)
+{
+	int saved = errno;
+	nss_note(NSS_PASSWD);
+	errno = saved;
+}
+EXPORT char *cuserid(char *s)
+{
+	char *r = REAL(cuserid)(s);
+	st__nss_passwd();
+	return r;
+}
+EXPORT int getpw(uid_t uid, char *buf)
+{
+	int r = REAL(getpw)(uid, buf);
+	st__nss_passwd();
+	return r;
+}
+
 #define NSS_LOOKUP(db, call)                                                                       \
 	do {                                                                                       \
 		typeof(call) r_ = call;                                                            \
@@ -2638,14 +2659,37 @@ static bool glob_dir(const char *pat, int flags, char *buf, size_t cap)
 		return r_;                                                                         \
 	} while (0)
 
-EXPORT int glob(const char *pattern, int flags, int (*errf)(const char *, int), glob_t *pglob)
+static int glob_body(const char *pattern, int flags, int (*errf)(const char *, int),
+		     glob_t *pglob)
 {
 	GLOB(REAL(glob)(pattern, flags, errf, pglob));
+}
+static int glob64_body(const char *pattern, int flags, int (*errf)(const char *, int),
+		       glob64_t *pglob)
+{
+	GLOB(REAL(glob64)(pattern, flags, errf, pglob));
+}
+/* A tilde glob expands (GLOB_TILDE, GLOB_TILDE_CHECK) looks the user up
+ * with libc's internal getpwnam_r: "~user", or "~" when HOME is not set
+ * (posix/glob.c) */
+static void glob_tilde(const char *pattern, int flags)
+{
+	if (pattern && pattern[0] == '~' && (flags & (GLOB_TILDE | GLOB_TILDE_CHECK)) &&
+	    ((pattern[1] && pattern[1] != '/') || !getenv("HOME")))
+		st__nss_passwd();
+}
+EXPORT int glob(const char *pattern, int flags, int (*errf)(const char *, int), glob_t *pglob)
+{
+	int r = glob_body(pattern, flags, errf, pglob);
+	glob_tilde(pattern, flags);
+	return r;
 }
 EXPORT int glob64(const char *pattern, int flags, int (*errf)(const char *, int),
 		  glob64_t *pglob)
 {
-	GLOB(REAL(glob64)(pattern, flags, errf, pglob));
+	int r = glob64_body(pattern, flags, errf, pglob);
+	glob_tilde(pattern, flags);
+	return r;
 }
 
 /* ---- working directory: the cwd cache is dropped after every change ---- */

@@ -11,10 +11,15 @@
  *   ./repro prepare     write one entry into hid/h.utmp and hid/h.wtmp
  *   ./repro files       the calls on <W>'s files (traced, then fenced)
  *   ./repro fixed       the calls on the fixed files (fenced: they are denied)
- *   ./repro resolver    res_init, getaddrinfo of the wildcard (recorded only) */
+ *   ./repro resolver    res_init, getaddrinfo of the wildcard (recorded only)
+ *   ./repro users HOW   the user database looked up inside glob's or wordexp's
+ *                       tilde, cuserid or getpw (recorded only) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
+#include <pwd.h>
+#include <wordexp.h>
 #include <netdb.h>
 #include <resolv.h>
 #include <fstab.h>
@@ -202,6 +207,23 @@ int main(int argc, char **argv)
 		files();
 	} else if (!strcmp(how, "fixed")) {
 		fixed();
+	} else if (!strcmp(how, "users") && argc > 2) {
+		/* the user database, looked up inside other functions */
+		const char *k = argv[2];
+		char buf[1024];
+		int r = -1;
+		if (!strcmp(k, "glob")) {
+			glob_t g;
+			r = glob("~root", GLOB_TILDE, NULL, &g);
+		} else if (!strcmp(k, "wordexp")) {
+			wordexp_t w;
+			r = wordexp("~root/x", &w, 0);
+		} else if (!strcmp(k, "cuserid")) {
+			r = cuserid(buf) ? 0 : -1;
+		} else if (!strcmp(k, "getpw")) {
+			r = getpw(0, buf);
+		}
+		printf("users %s: %d\n", k, r);
 	} else if (!strcmp(how, "resolver")) {
 		/* res_init reads /etc/resolv.conf; getaddrinfo reads /etc/gai.conf
 		 * to sort more than one address (the wildcard's two here) */
