@@ -11,6 +11,7 @@
  *   ./repro prepare     write one entry into hid/h.utmp and hid/h.wtmp
  *   ./repro files       the calls on <W>'s files (traced, then fenced)
  *   ./repro fixed       the calls on the fixed files (fenced: they are denied)
+ *   ./repro system      logwtmp, login, logout on the system's utmp and wtmp
  *   ./repro resolver    res_init, getaddrinfo of the wildcard (recorded only)
  *   ./repro users HOW   the user database looked up inside glob's or wordexp's
  *                       tilde, cuserid or getpw (recorded only) */
@@ -224,6 +225,13 @@ int main(int argc, char **argv)
 			r = getpw(0, buf);
 		}
 		printf("users %s: %d\n", k, r);
+	} else if (!strcmp(how, "system")) {
+		/* the system's utmp and wtmp (a mount namespace's stand-ins) */
+		struct utmp u = entry("pts/49", "erin");
+		strncpy(u.ut_id, "b47", sizeof(u.ut_id));
+		logwtmp("pts/9", "dave", "b47host");
+		login(&u);
+		printf("logout: %d\n", logout("zz"));
 	} else if (!strcmp(how, "resolver")) {
 		/* res_init reads /etc/resolv.conf; getaddrinfo reads /etc/gai.conf
 		 * to sort more than one address (the wildcard's two here) */

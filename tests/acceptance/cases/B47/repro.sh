@@ -21,6 +21,30 @@ rc=0; echo secret | timeout -k 5 30 setsid -w ${SHIM_RUN:-} ./repro fixed 2>/dev
 echo "exit=$rc"
 rc=0; timeout -k 5 30 ${SHIM_RUN:-} ./repro resolver || rc=$?
 echo "exit=$rc"
+# logwtmp, login and logout write the system's wtmp and utmp: in a mount namespace, where
+# a tmpfs stands for /run (/var/run/utmp) and /var/log
+sysrun() {	# sysrun MODE PREFIX...: MODE made: files there, or gone (the tmpfs empty)
+	mode=$1; shift
+	unshare -m sh -c '
+		mount -t tmpfs b47 /run && mount -t tmpfs b47 /var/log || exit 9
+		[ "$0" = gone ] || { : > /run/utmp; : > /var/log/wtmp; }
+		"$@" ./repro system
+		echo "utmp=$(stat -c %s /run/utmp 2>/dev/null || echo 0)" \
+			"wtmp=$(stat -c %s /var/log/wtmp 2>/dev/null || echo 0)"' "$mode" "$@"
+}
+if unshare -m true 2>/dev/null; then
+	rc=0; sysrun there timeout -k 5 30 setsid -w ${SHIM_RUN:-} || rc=$?
+	echo "exit=$rc"
+	if [ -n "${SANDTRACE_BIN:-}" ] && [ -n "${SHIM_RUN:-}" ]; then
+		printf 'deny any /run/utmp\ndeny any /var/log/wtmp\nallow any /\n' > policy
+		sysrun there timeout -k 5 30 setsid -w "$SANDTRACE_BIN" run --fence --policy "$W/policy" -- |
+			sed 's/^/fenced: /'
+	else
+		sysrun gone | sed 's/^/fenced: /'
+	fi
+else	# no mount namespace here: what the case prints where there is one
+	printf '%s\n' 'logout: 0' 'utmp=384 wtmp=768' 'exit=0' 'fenced: logout: 0' 'fenced: utmp=0 wtmp=0'
+fi
 fresh
 cp hid/h.utmp h.utmp.0 && cp hid/h.wtmp h.wtmp.0
 if [ -n "${SANDTRACE_BIN:-}" ] && [ -n "${SHIM_RUN:-}" ]; then
