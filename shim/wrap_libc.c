@@ -503,13 +503,26 @@ EXPORT int getloadavg(double *avg, int n)
 {
 	OWN_CALL("/proc/loadavg", K_R, -1, REAL(getloadavg)(avg, n));
 }
-static void own_note(const char *path)
+enum { OWN_ONLINE, OWN_POSSIBLE, OWN_NGROUPS, OWN_NOTED };
+static const char *const own_noted[OWN_NOTED] = {"/sys/devices/system/cpu/online",
+						 "/sys/devices/system/cpu/possible",
+						 "/proc/sys/kernel/ngroups_max"};
+/* -1 not looked up yet, else 0 there or the errno of looking it up: once a
+ * process (a program that asks sysconf for the processors in a loop pays a
+ * judged record, no system call); relaxed: a race looks twice */
+static _Atomic int own_noted_err[OWN_NOTED] = {-1, -1, -1};
+/* Record (judged, not refused) the read of own_noted[i].  Preserves errno. */
+static void own_note(int i)
 {
 	struct st_call c;
 	if (!st__enter(&c))
 		return;
-	st__record_path0(AT_FDCWD, path, K_R, false,
-			 ST_SYSCALL(SYS_faccessat, AT_FDCWD, path, F_OK) == 0 ? 0 : errno);
+	int e = atomic_load_explicit(&own_noted_err[i], memory_order_relaxed);
+	if (e < 0) {
+		e = ST_SYSCALL(SYS_faccessat, AT_FDCWD, own_noted[i], F_OK) == 0 ? 0 : errno;
+		atomic_store_explicit(&own_noted_err[i], e, memory_order_relaxed);
+	}
+	st__record_path0(AT_FDCWD, own_noted[i], K_R, false, e);
 	st__leave(&c);
 	errno = c.saved_errno;
 }
@@ -519,22 +532,22 @@ static void own_note(const char *path)
 EXPORT long sysconf(int name)
 {
 	if (name == _SC_NPROCESSORS_ONLN)
-		own_note("/sys/devices/system/cpu/online");
+		own_note(OWN_ONLINE);
 	else if (name == _SC_NPROCESSORS_CONF)
-		own_note("/sys/devices/system/cpu/possible");
+		own_note(OWN_POSSIBLE);
 	else if (name == _SC_NGROUPS_MAX)
-		own_note("/proc/sys/kernel/ngroups_max");
+		own_note(OWN_NGROUPS);
 	return REAL(sysconf)(name);
 }
 /* sysconf's other public name (glibc's alias) */
 EXPORT long __sysconf(int name) ST_ALIAS(sysconf);
 EXPORT int get_nprocs(void)
 {
-	own_note("/sys/devices/system/cpu/online");
+	own_note(OWN_ONLINE);
 	return REAL(get_nprocs)();
 }
 EXPORT int get_nprocs_conf(void)
 {
-	own_note("/sys/devices/system/cpu/possible");
+	own_note(OWN_POSSIBLE);
 	return REAL(get_nprocs_conf)();
 }
