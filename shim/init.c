@@ -44,11 +44,13 @@ ST_HOT static _Atomic int tls_key_state; /* 0 none, 1 being created, 2 created *
 
 /* The first thread's buffers (normally the main thread's): static, so a
  * process that never starts a thread makes no mmap (and no munmap) for them.
- * Not aligned to a page (that would align all of .bss, and push the small
- * variables the start writes off the page of .data): tests/shim_layout.py
- * checks that it starts in the first half of one, which keeps its first
+ * In a section of their own, which layout.ld places after .bss on a page
+ * of its own (aligning the variable would align all of .bss, and push the
+ * small variables the start writes off the page of .data; left in .bss it
+ * moved with every variable added before it): tests/shim_layout.py checks
+ * that it starts in the first half of a page, which keeps its first
  * access's head on one page (shim.h, ST_ACC_HEAD_END). */
-static struct st_tls first_tls;
+static struct st_tls first_tls __attribute__((section(".bss.st_first_tls")));
 ST_HOT static _Atomic int first_tls_taken;
 
 static void tls_free(void *p)
