@@ -15,7 +15,9 @@
 #include <netinet/ether.h>
 #include <nl_types.h>
 #include <rpc/netdb.h>
+#include <aliases.h>
 #include <grp.h>
+#include <gshadow.h>
 #include <iconv.h>
 #include <pthread.h>
 #include <pwd.h>

@@ -980,13 +980,18 @@ enum {
 	NSS_NETWORKS,
 	NSS_RPC,
 	NSS_ETHERS,
+	NSS_GSHADOW,
+	NSS_ALIASES,
+	NSS_NETGROUP,
 	NSS_DBS
 };
-static const char *const nss_db[NSS_DBS] = {"passwd",	 "group",    "shadow", "hosts", "services",
-					    "protocols", "networks", "rpc",    "ethers"};
+static const char *const nss_db[NSS_DBS] = {"passwd",	 "group",    "shadow",	"hosts",
+					    "services",	 "protocols", "networks", "rpc",
+					    "ethers",	 "gshadow",  "aliases",	"netgroup"};
 static const char *const nss_file[NSS_DBS] = {
-	"/etc/passwd",	  "/etc/group",	   "/etc/shadow", "/etc/hosts",	 "/etc/services",
-	"/etc/protocols", "/etc/networks", "/etc/rpc",	  "/etc/ethers"};
+	"/etc/passwd",	  "/etc/group",	   "/etc/shadow", "/etc/hosts",	  "/etc/services",
+	"/etc/protocols", "/etc/networks", "/etc/rpc",	  "/etc/ethers",  "/etc/gshadow",
+	"/etc/aliases",	  "/etc/netgroup"};
 enum { NSS_SLOT_CONF = NSS_DBS, NSS_SLOT_HOSTCONF, NSS_SLOT_RESOLV, NSS_SLOT_GAI, NSS_SLOTS };
 /* per database: 0 not read yet, 1 the files source, 2 other sources only;
  * read once per process (a configuration edited during the run is not
@@ -995,8 +1000,9 @@ static _Atomic unsigned char nss_src[NSS_DBS];
 /* per database's file, then the configuration and the resolver's two: -1
  * not asked yet, 0 there, else the errno of looking it up (same contract
  * as nss_src) */
-static _Atomic int nss_err[NSS_SLOTS] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
-_Static_assert(NSS_SLOTS == 13, "nss_err's initialiser");
+static _Atomic int nss_err[NSS_SLOTS] = {-1, -1, -1, -1, -1, -1, -1, -1,
+					  -1, -1, -1, -1, -1, -1, -1, -1};
+_Static_assert(NSS_SLOTS == 16, "nss_err's initialiser");
 
 /* Does the configuration's line for db name "files" or "compat"?  Raw
  * system calls, a stack buffer: no malloc, no stdio. */
@@ -1178,6 +1184,51 @@ NSS_FN(struct netent *, getnetent, (void), NSS_NETWORKS, ())
 NSS_FN(struct rpcent *, getrpcbyname, (const char *n), NSS_RPC, (n))
 NSS_FN(struct rpcent *, getrpcbynumber, (int num), NSS_RPC, (num))
 NSS_FN(struct rpcent *, getrpcent, (void), NSS_RPC, ())
+/* the reentrant forms of the walks and of the network lookups, the shadow
+ * walk, and the databases nothing above reads: gshadow, aliases, netgroup */
+NSS_FN(int, getpwent_r, (struct passwd *p, char *b, size_t bl, struct passwd **r), NSS_PASSWD,
+       (p, b, bl, r))
+NSS_FN(int, getgrent_r, (struct group *g, char *b, size_t bl, struct group **r), NSS_GROUP,
+       (g, b, bl, r))
+NSS_FN(struct spwd *, getspent, (void), NSS_SHADOW, ())
+NSS_FN(int, getspent_r, (struct spwd *sp, char *b, size_t bl, struct spwd **r), NSS_SHADOW,
+       (sp, b, bl, r))
+NSS_FN(int, gethostent_r,
+       (struct hostent *h, char *b, size_t bl, struct hostent **r, int *e), NSS_HOSTS,
+       (h, b, bl, r, e))
+NSS_FN(int, getservent_r, (struct servent *se, char *b, size_t bl, struct servent **r),
+       NSS_SERVICES, (se, b, bl, r))
+NSS_FN(int, getprotoent_r, (struct protoent *pe, char *b, size_t bl, struct protoent **r),
+       NSS_PROTOCOLS, (pe, b, bl, r))
+NSS_FN(int, getnetent_r,
+       (struct netent *ne, char *b, size_t bl, struct netent **r, int *e), NSS_NETWORKS,
+       (ne, b, bl, r, e))
+NSS_FN(int, getnetbyname_r,
+       (const char *n, struct netent *ne, char *b, size_t bl, struct netent **r, int *e),
+       NSS_NETWORKS, (n, ne, b, bl, r, e))
+NSS_FN(int, getnetbyaddr_r,
+       (uint32_t net, int t, struct netent *ne, char *b, size_t bl, struct netent **r, int *e),
+       NSS_NETWORKS, (net, t, ne, b, bl, r, e))
+NSS_FN(int, getrpcent_r, (struct rpcent *re, char *b, size_t bl, struct rpcent **r), NSS_RPC,
+       (re, b, bl, r))
+NSS_FN(int, getrpcbyname_r,
+       (const char *n, struct rpcent *re, char *b, size_t bl, struct rpcent **r), NSS_RPC,
+       (n, re, b, bl, r))
+NSS_FN(int, getrpcbynumber_r,
+       (int num, struct rpcent *re, char *b, size_t bl, struct rpcent **r), NSS_RPC,
+       (num, re, b, bl, r))
+NSS_FN(struct sgrp *, getsgnam, (const char *n), NSS_GSHADOW, (n))
+NSS_FN(int, getsgnam_r, (const char *n, struct sgrp *sg, char *b, size_t bl, struct sgrp **r),
+       NSS_GSHADOW, (n, sg, b, bl, r))
+NSS_FN(struct sgrp *, getsgent, (void), NSS_GSHADOW, ())
+NSS_FN(struct aliasent *, getaliasbyname, (const char *n), NSS_ALIASES, (n))
+NSS_FN(int, getaliasbyname_r,
+       (const char *n, struct aliasent *ae, char *b, size_t bl, struct aliasent **r),
+       NSS_ALIASES, (n, ae, b, bl, r))
+NSS_FN(struct aliasent *, getaliasent, (void), NSS_ALIASES, ())
+NSS_FN(int, innetgr, (const char *g, const char *h, const char *u, const char *d), NSS_NETGROUP,
+       (g, h, u, d))
+NSS_FN(int, setnetgrent, (const char *g), NSS_NETGROUP, (g))
 NSS_FN(int, ether_hostton, (const char *h, struct ether_addr *a), NSS_ETHERS, (h, a))
 NSS_FN(int, ether_ntohost, (char *h, const struct ether_addr *a), NSS_ETHERS, (h, a))
 

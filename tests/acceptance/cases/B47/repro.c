@@ -14,14 +14,19 @@
  *   ./repro system      logwtmp, login, logout on the system's utmp and wtmp
  *   ./repro resolver    res_init, getaddrinfo of the wildcard (recorded only)
  *   ./repro users HOW   the user database looked up inside glob's or wordexp's
- *                       tilde, cuserid or getpw (recorded only) */
+ *                       tilde, cuserid or getpw; the nss walks and databases
+ *                       (recorded only) */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <aliases.h>
 #include <glob.h>
+#include <gshadow.h>
+#include <shadow.h>
 #include <pwd.h>
 #include <wordexp.h>
 #include <netdb.h>
+#include <rpc/netdb.h>
 #include <resolv.h>
 #include <fstab.h>
 #include <pty.h>
@@ -223,6 +228,22 @@ int main(int argc, char **argv)
 			r = cuserid(buf) ? 0 : -1;
 		} else if (!strcmp(k, "getpw")) {
 			r = getpw(0, buf);
+		} else if (!strcmp(k, "getpwent_r")) {
+			struct passwd pw, *res;
+			r = getpwent_r(&pw, buf, sizeof(buf), &res);
+		} else if (!strcmp(k, "getspent")) {
+			r = getspent() ? 0 : -1;
+		} else if (!strcmp(k, "getsgnam")) {
+			r = getsgnam("root") ? 0 : -1;
+		} else if (!strcmp(k, "getaliasbyname")) {
+			r = getaliasbyname("b47-none") ? 0 : -1;
+		} else if (!strcmp(k, "gethostent_r")) {
+			struct hostent h, *res;
+			int e;
+			r = gethostent_r(&h, buf, sizeof(buf), &res, &e);
+		} else if (!strcmp(k, "getrpcbyname_r")) {
+			struct rpcent re, *res;
+			r = getrpcbyname_r("b47-none", &re, buf, sizeof(buf), &res);
 		}
 		printf("users %s: %d\n", k, r);
 	} else if (!strcmp(how, "system")) {

@@ -55,9 +55,12 @@ if [ -n "${SANDTRACE_BIN:-}" ] && [ -n "${SHIM_RUN:-}" ]; then
 	"$SANDTRACE_BIN" report --list kinds.jsonl | grep -F "$W/" | grep -E "utmp|wtmp" | sed "s|$W/||" | LC_ALL=C sort -u |
 		sed 's/^/kind: /'
 	# the user database looked up inside other functions, one process each
-	for k in glob wordexp cuserid getpw; do
+	for kf in glob:nsswitch.conf wordexp:nsswitch.conf cuserid:nsswitch.conf getpw:nsswitch.conf \
+		getpwent_r:passwd getspent:shadow getsgnam:gshadow getaliasbyname:aliases \
+		gethostent_r:hosts getrpcbyname_r:rpc; do
+		k=${kf%%:*}
 		"$SANDTRACE_BIN" run --report "users-$k.jsonl" -- ./repro users $k > /dev/null
-		"$SANDTRACE_BIN" report --list "users-$k.jsonl" | grep -q '/etc/nsswitch.conf$' &&
+		"$SANDTRACE_BIN" report --list "users-$k.jsonl" | grep -q "	/etc/${kf#*:}\$" &&
 			echo "users $k: recorded" || echo "users $k: not recorded"
 	done
 	printf 'deny any /etc/shells\ndeny any /etc/fstab\ndeny any /etc/ttys\ndeny any /proc/loadavg\n' > policy
@@ -68,7 +71,8 @@ else	# what the program prints when hid/ is not there; glibc 2.36's answers with
 	# fixed files (misc/getusershell.c's two shells, setfsent 0, getloadavg -1, ...)
 	mv hid gone && ./repro files | sed 's/^/fenced: /' && mv gone hid
 	printf 'kind: %s\n' 'R	hid/h.utmp' 'R	vis.utmp' 'W	hid/h.utmp' 'W	hid/h.wtmp' 'W	vis.utmp' 'W	vis.wtmp'
-	printf 'users %s: recorded\n' glob wordexp cuserid getpw
+	printf 'users %s: recorded\n' glob wordexp cuserid getpw getpwent_r getspent getsgnam \
+		getaliasbyname gethostent_r getrpcbyname_r
 	printf 'fenced: %s\n' 'shell 0: /bin/sh' 'shell 1: /bin/csh' \
 		'setfsent: 0 No such file or directory' 'getfsent: none' 'getfsspec: none' \
 		'getttyent: none' 'getloadavg: -1 No such file or directory' \
