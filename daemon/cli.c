@@ -316,6 +316,7 @@ static int append_lost_summary(const char *report, const char *why, uint64_t los
 		/* The daemon finished early: keep its counts, but what came later was not seen. */
 		sum = s.summary;
 		sum.reasons = json_deep_copy(s.summary.reasons);
+		sum.notes = s.summary.notes ? json_deep_copy(s.summary.notes) : NULL;
 	} else {
 		sum.processes = s.processes;
 		sum.accesses = s.accesses;
@@ -427,13 +428,15 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 		fprintf(f, "sandtrace: trace INCOMPLETE: the report has no summary\n");
 		return;
 	}
+	size_t i;
+	json_t *r;
+	json_array_foreach(m->notes, i, r)
+		fprintf(f, "sandtrace: note: %s\n", json_string_value(r));
 	if (m->complete) {
 		fprintf(f, "sandtrace: trace complete\n");
 		return;
 	}
 	fprintf(f, "sandtrace: trace INCOMPLETE:");
-	size_t i;
-	json_t *r;
 	const char *sep = " ";
 	json_array_foreach(m->reasons, i, r)
 	{

@@ -215,6 +215,8 @@ json_t *st__rec_summary(const struct st__summary *s)
 	put(o, "type", json_string("summary"), &ok);
 	put(o, "complete", json_boolean(s->complete), &ok);
 	put(o, "reasons", s->reasons ? json_deep_copy(s->reasons) : json_array(), &ok);
+	if (s->notes)
+		put(o, "notes", json_deep_copy(s->notes), &ok);
 	put(o, "processes", json_integer((json_int_t)s->processes), &ok);
 	put(o, "accesses", json_integer((json_int_t)s->accesses), &ok);
 	put(o, "unique_paths", json_integer((json_int_t)s->unique_paths), &ok);
@@ -233,25 +235,40 @@ json_t *st__rec_summary(const struct st__summary *s)
 	return finish(o, ok);
 }
 
-int st__summary_reason(struct st__summary *s, const char *fmt, ...)
+static int summary_add(json_t **list, const char *fmt, va_list ap)
 {
 	char buf[1024];
-	va_list ap;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (*list == NULL && (*list = json_array()) == NULL)
+		return -ENOMEM;
+	return json_array_append_new(*list, st__json_bytes(buf, strlen(buf))) < 0 ? -ENOMEM : 0;
+}
 
+int st__summary_reason(struct st__summary *s, const char *fmt, ...)
+{
+	va_list ap;
 	s->complete = false;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	int rc = summary_add(&s->reasons, fmt, ap);
 	va_end(ap);
-	if (s->reasons == NULL && (s->reasons = json_array()) == NULL)
-		return -ENOMEM;
-	return json_array_append_new(s->reasons, st__json_bytes(buf, strlen(buf))) < 0 ? -ENOMEM
-										       : 0;
+	return rc;
+}
+
+int st__summary_note(struct st__summary *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = summary_add(&s->notes, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 void st__summary_free(struct st__summary *s)
 {
 	json_decref(s->reasons);
 	s->reasons = NULL;
+	json_decref(s->notes);
+	s->notes = NULL;
 }
 
 int st__report_open(struct st__report *r, const char *path, bool append)
@@ -472,6 +489,8 @@ static int scan_one(json_t *obj, unsigned long lineno, void *ctx)
 		m->complete = json_is_true(json_object_get(obj, "complete"));
 		json_t *r = json_object_get(obj, "reasons");
 		m->reasons = json_is_array(r) ? json_incref(r) : json_array();
+		json_t *nt = json_object_get(obj, "notes");
+		m->notes = json_is_array(nt) ? json_incref(nt) : NULL;
 		m->processes = get_u64(obj, "processes");
 		m->accesses = get_u64(obj, "accesses");
 		m->unique_paths = get_u64(obj, "unique_paths");

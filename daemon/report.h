@@ -94,12 +94,15 @@ json_t *st__rec_run(const struct st__run_rec *r);
 const char *st__untraced_name(unsigned why);
 
 /*
- * The summary (type "summary").  reasons is a JSON array of strings owned
- * by the struct (NULL = empty); st__summary_free releases it.
+ * The summary (type "summary").  reasons (why the trace is incomplete) and
+ * notes (what the run says of itself that loses nothing: the arena filled
+ * up) are JSON arrays of strings owned by the struct (NULL = empty);
+ * st__summary_free releases them.
  */
 struct st__summary {
 	bool complete;
 	json_t *reasons;
+	json_t *notes;
 	uint64_t processes, accesses, unique_paths, violations, untraced;
 	uint64_t calls, hits, messages; /* sums over the EXIT messages of traced processes */
 	uint64_t daemon_messages;	/* frames the daemon received */
@@ -110,6 +113,9 @@ struct st__summary {
 json_t *st__rec_summary(const struct st__summary *s);
 /* Append a reason (printf format) and mark the summary incomplete.  0 or -ENOMEM. */
 int st__summary_reason(struct st__summary *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Append a note (printf format); the summary stays complete.  0 or -ENOMEM. */
+int st__summary_note(struct st__summary *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void st__summary_free(struct st__summary *s);
 /* The reason of a summary whose traced processes lost records or requests

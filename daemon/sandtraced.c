@@ -1931,7 +1931,7 @@ static void finish_report(struct daemon *d)
 		    "asks", (json_int_t)atomic_load(&h->counters[SANDTRACE_CTR_ASKS]));
 		st__report_emit(&d->report, o);
 		if (atomic_load(&h->counters[SANDTRACE_CTR_FULL]))
-			st__summary_reason(&d->sum, "the arena filled up: caching stopped (%llu "
+			st__summary_note(&d->sum, "the arena filled up: caching stopped (%llu "
 				"allocations refused); nothing was lost",
 				(unsigned long long)atomic_load(&h->counters[SANDTRACE_CTR_FULL]));
 	}

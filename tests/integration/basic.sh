@@ -216,7 +216,14 @@ R9=$W/full.jsonl
 "$ST" run --arena-size 64K --report "$R9" -- sh -c 'for f in many/f*; do cat "$f" >/dev/null; done'
 n=$("$ST" report --list "$R9" | grep -c "^R	$W/many/f")
 check "full arena: all 150 reads recorded ($n)" test "$n" -eq 150
-check "full arena: said in the summary" sh -c "grep -q 'arena filled up' $R9"
+check "full arena: said in the summary's notes, the trace complete (nothing was lost)" python3 -c '
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1])][-1]
+sys.exit(not (s["complete"] is True and not s["reasons"] and any("arena filled up" in n for n in s.get("notes", []))))' "$R9"
+out=$("$ST" run --arena-size 64K --strict --summary -- sh -c 'for f in many/f*; do cat "$f" >/dev/null; done' 2>&1)
+check "full arena: --strict exits 0, the summary notes it (got: $?)" test $? -eq 0
+check "full arena: the printed summary says the note and complete" \
+	sh -c "echo '$out' | grep -q 'note: the arena filled up' && echo '$out' | grep -q 'trace complete'"
 # ... a forked child's process record goes by the socket when the log is
 # full (the same commands in a 1 MiB arena, which fills while xargs forks its
 # cats, and in a 16 MiB one: as many processes; files of the test's own, so
