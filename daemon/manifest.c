@@ -202,6 +202,10 @@ int st__manifest_parse(const char *buf, size_t len, const char *name, struct st_
 		}
 		if (l == 0 || s[0] == '#')
 			continue;
+		if (memchr(s, 0, l) != NULL) { /* no field, no path holds one */
+			snprintf(err, errlen, "%s:%lu: a NUL byte in the line", name, lineno);
+			goto bad;
+		}
 		struct st__mf_entry e;
 		const char *why = parse_line(s, l, &e);
 		if (why != NULL) {
@@ -253,6 +257,11 @@ int st__manifest_read(const char *file, struct st__manifest *m, char *err, size_
 		size_t r = fread(buf + len, 1, cap - len, f);
 		len += r;
 		if (r == 0)
+			break;
+		/* what does not begin as a manifest is not read to its end (a
+		 * device that never ends, /dev/zero): the parse says why */
+		size_t ml = strlen(ST_MF_MAGIC);
+		if (len >= ml + 1 && (memcmp(buf, ST_MF_MAGIC, ml) != 0 || buf[ml] != '\n'))
 			break;
 	}
 	/* fread's own error (a directory: EISDIR), not a made-up EIO */

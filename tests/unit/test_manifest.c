@@ -133,6 +133,21 @@ START_TEST(read_missing_file)
 	char err[512];
 	ck_assert_int_eq(st__manifest_read("/nonexistent/manifest", &m, err, sizeof(err)), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/manifest"));
+	/* what does not begin as a manifest is not read to its end: a device
+	 * that never ends was read until memory ran out */
+	ck_assert_int_eq(st__manifest_read("/dev/zero", &m, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "/dev/zero:1: not a sandtrace manifest"));
+}
+END_TEST
+
+/* a NUL byte in a line (no field and no path holds one) was taken */
+START_TEST(nul_byte_refused)
+{
+	static const char text[] = "sandtrace-manifest 1\nW\t-\t-\t-\t-\t-\t-\t-\t/a\0b\n";
+	struct st__manifest m;
+	char err[512] = "";
+	ck_assert_int_eq(st__manifest_parse(text, sizeof(text) - 1, "M", &m, err, sizeof(err)), -EINVAL);
+	ck_assert_str_eq(err, "M:2: a NUL byte in the line");
 }
 END_TEST
 
@@ -401,6 +416,7 @@ Suite *suite_manifest(void)
 	tcase_add_test(tc, write_read_round_trip);
 	tcase_add_test(tc, malformed_line_numbers);
 	tcase_add_test(tc, read_missing_file);
+	tcase_add_test(tc, nul_byte_refused);
 	tcase_add_test(tc, diff_added_removed_changed);
 	tcase_add_test(tc, proto_identity_payload);
 	tcase_add_test(tc, option_flags);
