@@ -368,15 +368,27 @@ static bool tz_hidden;	       /* ... and whether the sandbox hides it */
  * never a wait.  slot and held (the entry swapped, NULL when no swap runs,
  * and what it held) serve the exec and spawn wrappers, which pass the held
  * value on (st__env_unswap), and a forked child, which undoes a swap that
- * another thread of its parent was making (st__env_unswap_child).  bit:
- * this swap's bit in swaps_mine, the swaps the calling thread made.
- * Nothing here sets errno; async-signal-safe.
+ * another thread of its parent was making (st__env_unswap_child).  sub: the
+ * stand-in put.  bit: this swap's bit in swaps_mine, the swaps the calling
+ * thread made.  Nothing here sets errno; async-signal-safe.
+ *
+ * The program's other threads may change environ during the call: a
+ * setenv of a new name moves the array (realloc: slot then points into the
+ * freed one, and the stand-in was copied into the new), an unsetenv shifts
+ * the entries after the one it removes, a setenv or unsetenv of the
+ * swapped name replaces or removes the stand-in, clearenv or an assignment
+ * to environ drops the array.  So swap_restore puts the held value back
+ * where the stand-in is now, found by its address in environ, and nowhere
+ * when it is gone (the program replaced or removed the variable, as it
+ * would have without the swap); a stand-in swap_put finds in the slot (one
+ * a race left there) is taken for the value the last swap held.
  */
 struct env_swap {
 	atomic_flag lock;
 	char **_Atomic slot;
 	char *_Atomic held;
 	unsigned bit;
+	const char *sub;
 };
 static __thread unsigned swaps_mine;
 
@@ -392,18 +404,35 @@ static char *swap_put(struct env_swap *w, char **slot, const char *sub)
 {
 	if (!slot)
 		return NULL;
-	char *held = *slot;
-	swaps_mine |= w->bit;
-	atomic_store_explicit(&w->held, held, memory_order_relaxed);
-	atomic_store_explicit(&w->slot, slot, memory_order_release);
-	*slot = (char *)sub;
-	return held;
+	char *last = atomic_load_explicit(&w->held, memory_order_relaxed);
+	char *held = __atomic_load_n(slot, __ATOMIC_RELAXED), *was;
+	do {
+		was = held;
+		if (last && (held == sub || held == w->sub))
+			held = last;
+		swaps_mine |= w->bit;
+		w->sub = sub;
+		atomic_store_explicit(&w->held, held, memory_order_relaxed);
+		atomic_store_explicit(&w->slot, slot, memory_order_release);
+		held = was;
+		/* a setenv of the name between the read and the swap: again */
+	} while (!__atomic_compare_exchange_n(slot, &held, (char *)sub, false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
+	return atomic_load_explicit(&w->held, memory_order_relaxed);
 }
 static void swap_restore(struct env_swap *w, char **slot, char *held)
 {
 	if (!slot)
 		return;
-	*slot = held;
+	for (char **e = environ; e && *e; e++) {
+		char *sub = (char *)w->sub;
+		/* (a setenv of the name meanwhile replaced it: kept) */
+		if (*e == sub) {
+			__atomic_compare_exchange_n(e, &sub, held, false, __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED);
+			break;
+		}
+	}
 	atomic_store_explicit(&w->slot, NULL, memory_order_relaxed);
 	swaps_mine &= ~w->bit;
 	swap_drop(w);
@@ -422,7 +451,7 @@ static const char *swap_held(struct env_swap *w, const char *e)
 	return h ? h : e;
 }
 
-static struct env_swap tz_sw = {ATOMIC_FLAG_INIT, NULL, NULL, 1u};
+static struct env_swap tz_sw = {ATOMIC_FLAG_INIT, NULL, NULL, 1u, NULL};
 /* what a time-zone swap puts in environ (their addresses tell a stand-in) */
 static const char tz_sub_dir[] = "TZDIR=" ST_ABSENT, tz_sub_tz[] = "TZ=:" ST_ABSENT;
 
@@ -650,7 +679,7 @@ EXPORT void __syslog_chk(int pri, int flag, const char *f, ...)
  * locale files the process has mapped (/proc/self/maps) are recorded, judged
  * (a hidden file below a visible directory is a violation, not refused).
  */
-static struct env_swap loc_sw = {ATOMIC_FLAG_INIT, NULL, NULL, 2u};
+static struct env_swap loc_sw = {ATOMIC_FLAG_INIT, NULL, NULL, 2u, NULL};
 static _Atomic bool mo_pending = true; /* see "gettext" below */
 static char loc_env[4096]; /* "LOCPATH=..." for the call, under loc_sw's lock */
 

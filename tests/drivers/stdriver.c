@@ -83,6 +83,10 @@ extern char **environ;
  *   tz-getenv N [VAR]: the same thread, while this one reads VAR (TZ when not given) N
  *     times with getenv and N with secure_getenv; prints "differ=K VAR=..." (K: reads that
  *     were not the value at the start)
+ *   tz-setenv N [VAR]: the same thread, while this one sets VAR N times (and every other
+ *     time takes environ's first entry out and sets it again: the entries shift); prints
+ *     "stray ..." for each entry that is not the program's, then "reverted=R entries=1
+ *     VAR=last" (R: values set that another thread's call put back)
  *   jump-deep FIFO TARGET N [NAME]: the same, each blocking open made from a frame deeper
  *     than the one before, and TARGET opened from a deeper one still, the handler jumping
  *     by NAME (siglongjmp, longjmp, _longjmp, __longjmp_chk; siglongjmp when not given);
@@ -465,6 +469,62 @@ static int tz_getenv(long n)
 	tz_stop = 1;
 	pthread_join(th, NULL);
 	printf("differ=%ld %s=%s\n", differ, tz_var, getenv(tz_var));
+	return 0;
+}
+/* tz-setenv N [VAR]: tz_loop's thread runs while this one changes the
+ * environment in the ways glibc lets threads do meanwhile (in place: no new
+ * name, environ is not moved): VAR set N times, to "VALUE-I" (a setenv of
+ * the swapped name itself), and every other time the first entry of environ
+ * taken out and set again (the entries after it shift down one place; it
+ * comes back at the end).  Then each entry of environ is checked: prints
+ * "stray ENTRY" for each entry naming VAR whose value is not the last one
+ * set, or holding a stand-in (/proc/-1), "stray NAME lost" when the first
+ * entry's variable lost its value, and "reverted=R entries=K VAR=..." (R: the
+ * times getenv, 200 us after a setenv, gave another value than the one set;
+ * K: environ's entries naming VAR) */
+static int tz_setenv(long n)
+{
+	char want[512], last[600] = "";
+	pthread_t th;
+	if (!tz_start(want, "", &th))
+		return 2;
+	char first[256] = "";
+	if (environ[0] && strcspn(environ[0], "=") < sizeof(first))
+		snprintf(first, sizeof(first), "%.*s", (int)strcspn(environ[0], "="), environ[0]);
+	if (!strcmp(first, tz_var))
+		first[0] = 0;
+	char *first_v = first[0] && getenv(first) ? strdup(getenv(first)) : NULL;
+	long reverted = 0;
+	for (long i = 0; i < n; i++) {
+		snprintf(last, sizeof(last), "%s-%ld", want, i);
+		setenv(tz_var, last, 1);
+		if (i % 2 == 0 && first_v) {
+			unsetenv(first);
+			setenv(first, first_v, 1);
+		}
+		/* a swap under way when setenv ran is over by then */
+		struct timespec ts = {0, 200000};
+		nanosleep(&ts, NULL);
+		const char *v = getenv(tz_var);
+		reverted += !v || strcmp(v, last);
+	}
+	tz_stop = 1;
+	pthread_join(th, NULL);
+	size_t vl = strlen(tz_var);
+	int entries = 0;
+	for (char **e = environ; *e; e++) {
+		if (!strncmp(*e, tz_var, vl) && (*e)[vl] == '=') {
+			entries++;
+			if (strcmp(*e + vl + 1, last))
+				printf("stray %s\n", *e);
+		} else if (strstr(*e, "/proc/-1")) {
+			printf("stray %s\n", *e);
+		}
+	}
+	if (first_v && (!getenv(first) || strcmp(getenv(first), first_v)))
+		printf("stray %s lost\n", first);
+	printf("reverted=%ld entries=%d %s=%s\n", reverted, entries, tz_var,
+	       entries == 1 && !strcmp(getenv(tz_var), last) ? "last" : getenv(tz_var));
 	return 0;
 }
 /* tz-first HOW: libc's tzset first run by HOW (gmtime, gmtime_r, timegm, strftime: %Z of
@@ -1651,6 +1711,10 @@ int main(int argc, char **argv)
 		if (q)
 			tz_var = q;
 		return tz_env(atol(p));
+	} else if (!strcmp(c, "tz-setenv") && p) {
+		if (q)
+			tz_var = q;
+		return tz_setenv(atol(p));
 	} else if (!strcmp(c, "tz-getenv") && p) {
 		if (q)
 			tz_var = q;
