@@ -1876,6 +1876,14 @@ static void finish_report(struct daemon *d)
 			internal_error(d, "writing the audit", rc);
 	}
 	note_survivors(d);
+	/* every command that ran reports at least one process (its hello, the
+	 * launcher's record of its exec, an untraced image): none is a command
+	 * whose processes reported elsewhere, a nested run's under an outer one
+	 * whose sandbox can refuse (which keeps them in its own trace) */
+	if (d->sum.processes == 0)
+		st__summary_reason(&d->sum, "no process of the command reported to this run: it did "
+				   "not start, or an enclosing sandtrace run whose sandbox can refuse "
+				   "traced it (its processes are in that run's report)");
 	if (d->parent_lost)
 		st__summary_reason(&d->sum, "sandtrace run was killed before the command ended: "
 				   "what its processes did afterwards was not traced");

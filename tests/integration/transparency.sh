@@ -179,6 +179,10 @@ out=$("$ST" run --fence --policy "$W/deny-e1" --report "$W/outer-f.jsonl" -- "$S
 check "nested under a fence: the inner command cannot read what the outer hides (got: $out)" \
 	sh -c "echo '$out' | grep -q 'No such file'"
 check "nested under a fence: the outer report has the refused read" has R "$W/e1" "$W/outer-f.jsonl"
+# ... and the inner run, whose daemon heard of none of its command's processes, said
+# "complete": true of an empty trace
+check "nested under a fence: the inner report is incomplete, and says why" \
+	test "$(summary_field "$W/inner-f.jsonl" complete) $(grep -c 'no process of the command reported' "$W/inner-f.jsonl")" = "false 1"
 : > "$W/libsandtrace.so"
 python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$W/fake-sock"
 out=$("$ST" run --fence --policy "$W/deny-e1" -- env SANDTRACE_SOCKET="$W/fake-sock" \
