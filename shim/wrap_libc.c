@@ -421,7 +421,9 @@ static char *getpass_stdio(const char *prompt)
 		t.c_lflag &= ~(ECHO | ISIG);
 		changed = tcsetattr(fileno(in), TCSAFLUSH, &t) == 0;
 	}
-	fputs_unlocked(prompt, out);
+	/* glibc prints it with "%s": a null one as "(null)" (libc declares it
+	 * nonnull: a plain test would be folded away) */
+	fputs_unlocked(st__null(prompt) ? "(null)" : prompt, out);
 	fflush_unlocked(out);
 	ssize_t n = getline(&buf, &size, in);
 	if (buf) {

@@ -189,6 +189,10 @@ static void fixed(void)
 		waitpid(child, NULL, 0), close(m);
 	s = getpass("b47 password: ");
 	printf("getpass: %s\n", s ? s : "(null)");
+	/* a null prompt: glibc prints it as "(null)" (its __fxprintf's %s), at the end of
+	 * stdin: "" */
+	s = getpass(NULL);
+	printf("getpass null: %s\n", s ? s : "(null)");
 	printf("get_nprocs: %s\n", get_nprocs_conf() > 0 && sysconf(_SC_NPROCESSORS_ONLN) > 0 &&
 					    sysconf(_SC_NGROUPS_MAX) > 0
 					? "ok"
