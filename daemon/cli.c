@@ -753,6 +753,27 @@ static int cmd_run_inner(int argc, char **argv, bool *cmd_started)
 	}
 	o.cmd = argv + optind;
 
+	/* SIGCHLD and the forwarded signals are taken synchronously (sigtimedwait). */
+	sigset_t set, oldset;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	/* every signal a process manager or a user sends to stop or poke a
+	 * command: passed on to CMD, as if sent to it (SIGUSR1 killed the CLI
+	 * and left CMD running untraced) */
+	static const int forwarded[] = {SIGINT,	 SIGTERM, SIGHUP,  SIGQUIT,
+					SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH};
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	/* Blocked before anything is made: a SIGTERM that came between the
+	 * mkdtemp of the private directory (or the open that makes --report,
+	 * --summary or --pidfile below, to check it can be written) and this
+	 * mask killed the CLI and left the directory behind in TMPDIR (the
+	 * empty files beside the command); from here on it is pending and taken
+	 * as an early stop (CMD not run, what was made removed).  A run that
+	 * fails before then returns with it still blocked: it is dropped at the
+	 * exit, after cmd_run removed the files (125, not 143).  Nothing
+	 * before the mkdtemp waits (stat, open O_NONBLOCK). */
+	sigprocmask(SIG_BLOCK, &set, &oldset);
 	/* Files the run will write: refused now, before anything runs, rather
 	 * than lost at the end (a report is written by the daemon; a file that
 	 * is not a regular file, such as /proc/version, cannot hold one). */
@@ -856,22 +877,6 @@ static int cmd_run_inner(int argc, char **argv, bool *cmd_started)
 	}
 	free(dir);
 
-	/* SIGCHLD and the forwarded signals are taken synchronously (sigtimedwait). */
-	sigset_t set, oldset;
-	sigemptyset(&set);
-	sigaddset(&set, SIGCHLD);
-	/* every signal a process manager or a user sends to stop or poke a
-	 * command: passed on to CMD, as if sent to it (SIGUSR1 killed the CLI
-	 * and left CMD running untraced) */
-	static const int forwarded[] = {SIGINT,	 SIGTERM, SIGHUP,  SIGQUIT,
-					SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH};
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&set, forwarded[i]);
-	/* Blocked before the private directory is made: a SIGTERM that came
-	 * between its mkdtemp and this mask killed the CLI and left the
-	 * directory behind in TMPDIR; from here on it is pending and taken as
-	 * an early stop (CMD not run, the directory removed). */
-	sigprocmask(SIG_BLOCK, &set, &oldset);
 	/* SIGPIPE ignored here (a write to a closed stderr fails with EPIPE):
 	 * `sandtrace run --summary -- make 2>&1 | head` killed the CLI at its
 	 * summary, exit 141 for CMD's status, and left the private directory.

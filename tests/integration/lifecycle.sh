@@ -746,6 +746,64 @@ if gcc -shared -fPIC -o "$W/mkdt/kill.so" "$W/mkdt/kill.c" -ldl; then
 else
 	bad "SIGTERM right after mkdtemp: cannot build the preload"
 fi
+# The same just after the CLI made the --report, --summary and --pidfile files to check
+# they can be written (before it blocked the signals): killed at once, the empty files left
+# (3 of 80 runs sent SIGTERM 0-9 ms after their start). A preload here sends it right after
+# the open that makes each; now the run ends as one stopped while the daemon starts (143,
+# CMD not run) and removes the files it made.
+mkdir -p "$W/mkout"
+cat > "$W/mkout/kill.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static int made(const char *name, const char *p, int flags, va_list ap)
+{
+	mode_t m = (flags & O_CREAT) ? va_arg(ap, mode_t) : 0;
+	int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, name);
+	int r = real(p, flags, m);
+	const char *which = getenv("KILL_AFTER");
+	size_t n = strlen(p), w = which ? strlen(which) : 0;
+	if ((flags & O_CREAT) && w && n >= w && !strcmp(p + n - w, which)) {
+		unsetenv("LD_PRELOAD");
+		kill(getpid(), SIGTERM);
+	}
+	return r;
+}
+int open(const char *p, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int r = made("open", p, flags, ap);
+	va_end(ap);
+	return r;
+}
+int open64(const char *p, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	int r = made("open64", p, flags, ap);
+	va_end(ap);
+	return r;
+}
+C
+if gcc -shared -fPIC -o "$W/mkout/kill.so" "$W/mkout/kill.c" -ldl; then
+	for f in r.jsonl s.txt p.pid; do
+		rm -f "$W/mkout/r.jsonl" "$W/mkout/s.txt" "$W/mkout/p.pid" "$W/mkout/started"
+		KILL_AFTER=/$f LD_PRELOAD="$W/mkout/kill.so" "$ST" run --report "$W/mkout/r.jsonl" \
+			--summary="$W/mkout/s.txt" --pidfile "$W/mkout/p.pid" -- sh -c ": > $W/mkout/started" \
+			2> "$W/mkout/err"
+		rc=$?
+		check "SIGTERM right after $f is made to check it: 143, CMD not run, no file left (got $rc: $(ls "$W/mkout" | tr '\n' ' '))" \
+			sh -c "test $rc -eq 143 && test ! -e '$W/mkout/started' && test ! -e '$W/mkout/r.jsonl' && test ! -e '$W/mkout/s.txt' && test ! -e '$W/mkout/p.pid'"
+	done
+else
+	bad "SIGTERM right after the outputs are made: cannot build the preload"
+fi
 # sandtrace run's stderr a pipe whose reader is gone (`... 2>&1 | head`): the CLI's
 # summary (or the daemon's log it shows when the start fails) killed it by SIGPIPE: exit 141
 # in place of CMD's status, and the private directory (report, log) left in TMPDIR. The CLI
