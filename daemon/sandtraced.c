@@ -94,6 +94,19 @@ struct proc {
 	UT_hash_handle hh;
 };
 
+/* A reaped child's wait status that came before any image of it: a
+ * posix_spawn of a program the preload cannot follow sends the child's
+ * untraced record after the spawn returns, and another thread of the
+ * spawner may reap the child first (its exit was lost: exit null).  Kept
+ * until that record (on_access, AF_SPAWNED) takes it; at most
+ * EARLY_EXITS_MAX, the rest dropped as before. */
+struct early_exit {
+	int32_t pid, ppid;
+	int status; /* as the report gives it: N, 128+N */
+	UT_hash_handle hh;
+};
+#define EARLY_EXITS_MAX 4096
+
 /* A connection; buf holds bytes read but not yet dispatched (from off to len). */
 struct client {
 	int fd;
@@ -158,6 +171,8 @@ struct daemon {
 	/* processes without the arena that stopped waiting for an answer and
 	 * went on without the daemon (client_gave_up) */
 	uint64_t gave_up;
+	struct early_exit *early_exits; /* by pid */
+	unsigned n_early_exits;
 	struct sandtrace_arena arena;
 	struct sandtrace_log_reader logr; /* the record log in the arena (log.h) */
 	int64_t last_log_ns;
@@ -1035,6 +1050,20 @@ static int on_ACCESS(struct daemon *d, struct client *c, const struct sandtrace_
 			if (spawned) {
 				im->ppid = c->pid;
 				image_get(d, c->pid, c->uid); /* the sender's, as below */
+				/* reaped already (another thread's wait) */
+				struct early_exit *x;
+				HASH_FIND_INT(d->early_exits, &ipid, x);
+				if (x != NULL) {
+					if (x->ppid == c->pid) {
+						im->exited = true;
+						im->exit_status = x->status;
+						im->reaped = true;
+						im->reaped_at = d->cur_stamp;
+					}
+					HASH_DEL(d->early_exits, x);
+					free(x);
+					d->n_early_exits--;
+				}
 			}
 			im->traced = false;
 			im->why = v.a.aux ? v.a.aux : SANDTRACE_UNTRACED_OTHER;
@@ -1071,14 +1100,29 @@ static int on_EXIT(struct daemon *d, struct client *c, const struct sandtrace_fr
 		/* a parent reaped a child: the wait status is the truth about
 		 * how the child's last image ended (signals as 128+N) */
 		struct image *ch = image_of(d, (int32_t)e.reserved);
+		int st = e.status;
+		int status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
 		if (ch != NULL && !ch->exited) {
-			int st = e.status;
 			ch->exited = true;
-			ch->exit_status = WIFEXITED(st)	    ? WEXITSTATUS(st)
-					  : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
-							    : -1;
+			ch->exit_status = status;
 			ch->reaped = true;
 			ch->reaped_at = d->cur_stamp;
+		} else if (ch == NULL || ch->reaped) {
+			/* no image of this process yet (none of the pid, or its
+			 * last one reaped already): kept for its untraced record */
+			int32_t pid = (int32_t)e.reserved;
+			struct early_exit *x;
+			HASH_FIND_INT(d->early_exits, &pid, x);
+			if (x == NULL && d->n_early_exits < EARLY_EXITS_MAX &&
+			    (x = calloc(1, sizeof(*x))) != NULL) {
+				x->pid = pid;
+				HASH_ADD_INT(d->early_exits, pid, x);
+				d->n_early_exits++;
+			}
+			if (x != NULL) {
+				x->ppid = c->pid;
+				x->status = status;
+			}
 		}
 		return 0;
 	}

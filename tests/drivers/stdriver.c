@@ -83,6 +83,8 @@ extern char **environ;
  *   tz-getenv N [VAR]: the same thread, while this one reads VAR (TZ when not given) N
  *     times with getenv and N with secure_getenv; prints "differ=K VAR=..." (K: reads that
  *     were not the value at the start)
+ *   spawn-reap PROG N: a thread reaps every child (waitpid(-1)) while this one posix_spawns
+ *     PROG N times; prints "child PID" for each, then "reaped=N"
  *   tz-setenv N [VAR]: the same thread, while this one sets VAR N times (and every other
  *     time takes environ's first entry out and sets it again: the entries shift); prints
  *     "stray ..." for each entry that is not the program's, then "reverted=R entries=1
@@ -469,6 +471,41 @@ static int tz_getenv(long n)
 	tz_stop = 1;
 	pthread_join(th, NULL);
 	printf("differ=%ld %s=%s\n", differ, tz_var, getenv(tz_var));
+	return 0;
+}
+/* spawn-reap PROG N: a thread reaps every child (waitpid(-1)) while this one
+ * posix_spawns PROG N times; prints "child PID" for each, then "reaped=K" */
+static volatile int reap_stop;
+static long reaped_n;
+static void *reap_loop(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, 0);
+		if (p > 0)
+			reaped_n++;
+		else if (errno == ECHILD && reap_stop)
+			break;
+		else if (errno == ECHILD)
+			sched_yield();
+	}
+	return NULL;
+}
+static int spawn_reap(const char *prog, long n)
+{
+	pthread_t th;
+	if (pthread_create(&th, NULL, reap_loop, NULL))
+		return 2;
+	for (long i = 0; i < n; i++) {
+		pid_t pid;
+		char *argv[] = {(char *)prog, NULL};
+		if (posix_spawn(&pid, prog, NULL, NULL, argv, environ) == 0)
+			printf("child %d\n", (int)pid);
+	}
+	reap_stop = 1;
+	pthread_join(th, NULL);
+	printf("reaped=%ld\n", reaped_n);
 	return 0;
 }
 /* tz-setenv N [VAR]: tz_loop's thread runs while this one changes the
@@ -1711,6 +1748,8 @@ int main(int argc, char **argv)
 		if (q)
 			tz_var = q;
 		return tz_env(atol(p));
+	} else if (!strcmp(c, "spawn-reap") && p && q) {
+		return spawn_reap(p, atol(q));
 	} else if (!strcmp(c, "tz-setenv") && p) {
 		if (q)
 			tz_var = q;
