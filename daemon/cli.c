@@ -751,6 +751,15 @@ static int cmd_run_inner(int argc, char **argv, bool *cmd_started)
 		usage(stderr);
 		return SANDTRACE_EXIT_ERROR;
 	}
+	/* `--summary FILE -- CMD`: the optional argument is only ever taken as
+	 * --summary=FILE, and FILE would be run as the command (with "--" its
+	 * first argument) */
+	if (strcmp(argv[optind - 1], "--summary") == 0 && optind + 1 < argc &&
+	    strcmp(argv[optind + 1], "--") == 0) {
+		warnx("run: --summary takes its file as --summary=%s (%s would be run as the command)",
+		      argv[optind], argv[optind]);
+		return SANDTRACE_EXIT_ERROR;
+	}
 	o.cmd = argv + optind;
 
 	/* SIGCHLD and the forwarded signals are taken synchronously (sigtimedwait). */

@@ -205,6 +205,12 @@ printf 'allow any /\n' > "$W/rl.policy"
 "$ST" run --policy "$W/rl.policy" --pidfile "$W/rl.pid" --report "$W/rl.jsonl" \
 	--summary="$W/rl.summary" -- sh -c 'kill -HUP $(cat "$1"); sleep 1' sh "$W/rl.pid"
 check "reload: the run's own summary says so" grep -q 'policy reloaded 1 time' "$W/rl.summary"
+# `--summary FILE -- CMD` (a space, not `=`): FILE was run as the command (127, "FILE:
+# command not found"); now a usage error before anything runs, naming the right spelling
+out=$(cd "$W" && "$ST" run --summary sm.txt -- touch "$W/sm-ran" 2>&1)
+check "--summary FILE -- CMD: a usage error (125) naming --summary=FILE (got: $?: $out)" \
+	sh -c "test $? -eq 125 && echo '$out' | grep -q -- '--summary=sm.txt'"
+check "--summary FILE -- CMD: nothing ran" test ! -e "$W/sm-ran" -a ! -e "$W/sm.txt"
 # made under the old policy, and still in the record log when the SIGHUP came (the same
 # process sent it): judged by the old rules, before the policy record (it named the new
 # policy's "allow any" line, after the policy record)
