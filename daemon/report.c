@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 #include <uthash.h>
 
@@ -293,6 +294,15 @@ int st__report_open(struct st__report *r, const char *path, bool append)
 			return -EBUSY;
 		}
 		struct stat st;
+		/* a file of /proc or /sys takes no report (/proc/version: the
+		 * run went on and its report was lost at the end), as the CLI
+		 * says before it starts a daemon; one started by hand is told here */
+		struct statfs sfs;
+		if (fstatfs(fd, &sfs) == 0 &&
+		    (sfs.f_type == 0x9fa0 /* proc */ || sfs.f_type == 0x62656572 /* sysfs */)) {
+			close(fd);
+			return -EINVAL;
+		}
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) < 0) {
 			int e = -errno;
 			close(fd);

@@ -143,6 +143,12 @@ unset LD_PRELOAD LD_AUDIT
 # refused without touching the first one's report (it once truncated it)
 "$B/daemon/sandtraced" --socket "$SOCK" --report "$W/standalone.jsonl" 2>/dev/null; rc=$?
 check "standalone: a second daemon on a served socket is refused (2)" test $rc -eq 2
+# a daemon started by hand with a report in /proc (or /sys) ran and lost the report at
+# its end; refused at its start now, as sandtrace run refuses it, its socket not left
+out=$(timeout 10 "$B/daemon/sandtraced" --socket "$W/d2.sock" --report /proc/version 2>&1); rc=$?
+check "standalone: --report /proc/version refused at the start (got: $rc, $out)" \
+	sh -c "test $rc -eq 2 && echo '$out' | grep -q 'report /proc/version'"
+check "standalone: ... its socket removed" test ! -e "$W/d2.sock"
 kill -TERM $dpid; wait $dpid
 check "standalone: phase reads recorded" has R "$W/present" "$W/standalone.jsonl"
 check "standalone: the first daemon's report is whole (no NUL bytes, one run record)" \
