@@ -174,9 +174,15 @@ struct exe_hint {
 	size_t slen, elen;
 };
 
-/* Is envp one that env_fix hands to another trace (env_nested)?  An exec
- * with it runs a program this run does not trace: recorded untraced
- * (SANDTRACE_UNTRACED_NESTED, note_exec). */
+/* Is an environment whose SANDTRACE_SOCKET and LD_PRELOAD are these (NULL:
+ * none) one that env_fix hands to another trace (env_nested)?  handed_over:
+ * the same asked of envp.  An exec with it runs a program this run does
+ * not trace: recorded untraced (SANDTRACE_UNTRACED_NESTED, note_exec). */
+static bool handed_over_to(const char *their_socket, const char *preload)
+{
+	return their_socket && *their_socket && strcmp(their_socket, st__g.socket_path) != 0 &&
+	       nested_live(their_socket, preload);
+}
 static bool handed_over(char *const envp[])
 {
 	const char *preload = NULL, *their_socket = NULL;
@@ -186,8 +192,7 @@ static bool handed_over(char *const envp[])
 		if (has_prefix(envp[n], "SANDTRACE_SOCKET="))
 			their_socket = envp[n] + 17;
 	}
-	return their_socket && *their_socket && strcmp(their_socket, st__g.socket_path) != 0 &&
-	       nested_live(their_socket, preload);
+	return handed_over_to(their_socket, preload);
 }
 
 /* buf/cap: a caller's buffer (the free access slot's path buffer, whose first
@@ -213,8 +218,7 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, c
 			if (has_prefix(envp[n], "SANDTRACE_SOCKET="))
 				their_socket = envp[n] + 17;
 		}
-	if (their_socket && *their_socket && strcmp(their_socket, st__g.socket_path) != 0 &&
-	    nested_live(their_socket, preload))
+	if (handed_over_to(their_socket, preload))
 		return env_nested(envp, n, out);
 	/* exactly what is written below (each list entry adds at most its
 	 * length and a ':'), plus slack */
