@@ -192,9 +192,7 @@ static nl_catd catopen_path(const char *path, int flag)
 	a->loads = true;
 	st__post(a, d == (nl_catd)-1 ? after : 0);
 	if (a->refuse && d != (nl_catd)-1) { /* --verify --fence: a failed version */
-		static void *_Atomic real_catclose; /* not wrapped: not in symbols.def */
-		void *cc = atomic_load_explicit(&real_catclose, memory_order_acquire);
-		((int (*)(nl_catd))(cc ? cc : st__resolve(&real_catclose, "catclose")))(d);
+		catclose(d);
 		d = (nl_catd)-1;
 		after = EACCES;
 	}
