@@ -410,6 +410,19 @@ static bool tz_start(char want[512], const char *end, pthread_t *th)
 	tz_stop = 0;
 	return pthread_create(th, NULL, tz_loop, NULL) == 0;
 }
+/* tz_loop's thread stopped and joined */
+static void tz_join(pthread_t th)
+{
+	tz_stop = 1;
+	pthread_join(th, NULL);
+}
+/* the end of tz-env and tz-getenv: their line */
+static int tz_end(pthread_t th, long differ)
+{
+	tz_join(th);
+	printf("differ=%ld %s=%s\n", differ, tz_var, getenv(tz_var));
+	return 0;
+}
 static int tz_env(long n)
 {
 	char want[512];
@@ -449,10 +462,7 @@ static int tz_env(long n)
 		if (strcmp(got, want))
 			differ++;
 	}
-	tz_stop = 1;
-	pthread_join(th, NULL);
-	printf("differ=%ld %s=%s\n", differ, tz_var, getenv(tz_var));
-	return 0;
+	return tz_end(th, differ);
 }
 /* tz-getenv N: tz_loop's thread runs while this one reads tz_var with getenv
  * and secure_getenv, N times each */
@@ -468,10 +478,7 @@ static int tz_getenv(long n)
 		differ += !a || strcmp(a, want);
 		differ += !b || strcmp(b, want);
 	}
-	tz_stop = 1;
-	pthread_join(th, NULL);
-	printf("differ=%ld %s=%s\n", differ, tz_var, getenv(tz_var));
-	return 0;
+	return tz_end(th, differ);
 }
 /* spawn-reap PROG N: a thread reaps every child (waitpid(-1)) while this one
  * posix_spawns PROG N times; prints "child PID" for each, then "reaped=K" */
@@ -545,8 +552,7 @@ static int tz_setenv(long n)
 		const char *v = getenv(tz_var);
 		reverted += !v || strcmp(v, last);
 	}
-	tz_stop = 1;
-	pthread_join(th, NULL);
+	tz_join(th);
 	size_t vl = strlen(tz_var);
 	int entries = 0;
 	for (char **e = environ; *e; e++) {
