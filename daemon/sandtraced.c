@@ -448,6 +448,15 @@ static unsigned ask_answer(struct daemon *d, const char *path, size_t len, const
  * dependencies and an owner map here (their errors stop the start, with
  * file and line), read the dpkg database in the background.
  */
+/* 0 when path is a directory, else why not (stat's errno, or ENOTDIR) */
+static int dir_err(const char *path)
+{
+	struct stat sb;
+	if (stat(path, &sb) < 0)
+		return errno;
+	return S_ISDIR(sb.st_mode) ? 0 : ENOTDIR;
+}
+
 static void setup_registry(struct daemon *d, void (*fatal_fn)(const char *, ...))
 {
 	if (st__policy_has_ask(&d->policy) || d->audit)
@@ -476,11 +485,9 @@ static void setup_registry(struct daemon *d, void (*fatal_fn)(const char *, ...)
 			fatal_fn("--owners: %s", err);
 		/* a --dpkg-root that is not there is a usage error here too, said before
 		 * the build starts (the loader found it at the end: no audit at all) */
-		struct stat sb;
-		if (d->dpkg_root != NULL && stat(d->dpkg_root, &sb) < 0)
-			fatal_fn("--dpkg-root %s: %s", d->dpkg_root, strerror(errno));
-		if (d->dpkg_root != NULL && !S_ISDIR(sb.st_mode))
-			fatal_fn("--dpkg-root %s: %s", d->dpkg_root, strerror(ENOTDIR));
+		int e;
+		if (d->dpkg_root != NULL && (e = dir_err(d->dpkg_root)) != 0)
+			fatal_fn("--dpkg-root %s: %s", d->dpkg_root, strerror(e));
 	} else {
 		/* a missing database is a usage error, said before the build starts */
 		const char *root = d->dpkg_root ? d->dpkg_root : "/var/lib/dpkg";
@@ -490,12 +497,10 @@ static void setup_registry(struct daemon *d, void (*fatal_fn)(const char *, ...)
 			fatal_fn("--dpkg-root %s: %s: %s", root, st, strerror(errno));
 		/* so is one without its file lists: the loader found that only
 		 * at the end of the run, which then had no audit at all */
-		struct stat sb;
 		snprintf(st, sizeof(st), "%s/info", root);
-		if (stat(st, &sb) < 0)
-			fatal_fn("--dpkg-root %s: %s: %s", root, st, strerror(errno));
-		if (!S_ISDIR(sb.st_mode))
-			fatal_fn("--dpkg-root %s: %s: %s", root, st, strerror(ENOTDIR));
+		int e = dir_err(st);
+		if (e != 0)
+			fatal_fn("--dpkg-root %s: %s: %s", root, st, strerror(e));
 	}
 	rc = pthread_create(&d->reg_thread, NULL, registry_loader, d);
 	if (rc != 0)
