@@ -585,7 +585,8 @@ struct st_acc {
 				 closes what it opened and fails with EACCES */
 	bool loads;           /* a file libc reads by its path inside the call and keeps no
 				 descriptor of (a library dlopen loads, a catalog catopen
-				 maps, the zone file tzset reads): identity mode takes its
+				 maps, the zone file tzset reads, a file libc opens itself
+				 at a path it fixes: st__own_check): identity mode takes its
 				 version from the path, and refuses one that fails
 				 verification under a fence as an exec (the wrapper records
 				 it before the call, or undoes the call) */
@@ -861,9 +862,16 @@ bool st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow,
  * by its own internal call (wrap_libc.c): 0 to make the call (recorded, as
  * there or with the errno of looking it up), or the errno (ENOENT, EACCES)
  * the caller fails with as libc does when it cannot open the file (the
- * refusal recorded as a violation).  Not inside an entered wrapper (it
- * enters); preserves errno. */
+ * refusal recorded as a violation; EACCES also for a version that fails
+ * --verify under a fence).  Not inside an entered wrapper (it enters);
+ * preserves errno. */
 int st__own_judge(const char *path, unsigned kind);
+/* st__own_check - the same judging core, for a caller already inside an
+ * entered call (st__enter; access slot 0): the zone file's tz_judge.  Marks
+ * the read as one libc makes by path inside the call (st_acc.loads), so a
+ * version that fails --verify is refused under a fence.  errno is left to
+ * the caller. */
+int st__own_check(const char *path, unsigned kind);
 /* st__nss_passwd - record the user database's files (nsswitch.conf, and
  * /etc/passwd for the files source) after a lookup libc made by an internal
  * call inside another public function (glob's and wordexp's tilde, cuserid,

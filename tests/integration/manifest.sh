@@ -145,6 +145,81 @@ PY
 		test "$(grep '"class":"integrity"' rvcz.jsonl | grep -c '"hidden":true')" = 2
 	unset TZ
 fi
+# ---- files libc opens by itself at a path it fixes (wrap_libc.c st__own_check, the core
+# the zone file's judge shares): getdate's DATEMSK file, getusershell's /etc/shells,
+# getfsent's /etc/fstab.  Read by path inside the call, they are refused as the zone
+# file is when their version fails verification under a fence; only the zone file's judge
+# marked its read so, and a changed DATEMSK file or /etc/shells was reported and read ----
+printf '%%Y-%%m-%%d\n' > datemsk
+# "getdate=ok|errN shells=K fstab=F": getdate of a date DATEMSK's template matches, the
+# shells getusershell lists (glibc's two defaults when it cannot open /etc/shells), then
+# getfsent (F: its entries)
+cat > own.py <<'PY'
+import ctypes
+c = ctypes.CDLL(None)
+c.getdate.restype = ctypes.c_void_p
+c.getdate.argtypes = [ctypes.c_char_p]
+r = c.getdate(b"2020-01-02")
+err = ctypes.c_int.in_dll(c, "getdate_err").value
+c.getusershell.restype = ctypes.c_char_p
+n = 0
+while c.getusershell():
+    n += 1
+c.getfsent.restype = ctypes.c_void_p
+f = 0
+while c.getfsent():
+    f += 1
+print("getdate=" + ("ok" if r else "err%d" % err), "shells=%d" % n, "fstab=%d" % f)
+PY
+# listed_digest PATH MANIFEST: PATH is an input with a SHA-256
+listed_digest() { mfield R "$1" 2 "$2" | grep -Eqx '[0-9a-f]{64}'; }
+# integrity_hidden REPORT PATH true|false: an integrity violation of PATH, hidden or not
+integrity_hidden() {
+	python3 -c 'import json,sys
+sys.exit(0 if any(r.get("type")=="violation" and r.get("class")=="integrity" and r.get("path")==sys.argv[2]
+                  and json.dumps(r.get("hidden"))==sys.argv[3] for r in map(json.loads, open(sys.argv[1]))) else 1)' "$1" "$2" "$3"
+}
+# tamper PATH MANIFEST: the manifest holds another version of PATH than the file (a system
+# file the test cannot change): its mtime and digest changed, so that neither the identity
+# nor the digest of the file there matches
+tamper() {
+	awk -F'\t' -v OFS='\t' -v p="$1" '$9 == p && $1 == "R" { $4 = 1; $2 = "0000000000000000000000000000000000000000000000000000000000000000" } 1' \
+		"$2" > "$2.t" && mv "$2.t" "$2"
+}
+if [ -r /etc/shells ] && [ -r /etc/fstab ]; then
+	export DATEMSK="$W/datemsk"
+	nsh=$(grep -c '^/' /etc/shells)
+	out=$("$ST" run --manifest mown --hash-cache none --report rmown.jsonl -- python3 own.py)
+	check "manifest: getdate used DATEMSK's file, getusershell /etc/shells (got: $out)" \
+		sh -c "echo '$out' | grep -q '^getdate=ok shells=$nsh '"
+	for f in "$W/datemsk" /etc/shells /etc/fstab; do
+		check "manifest: $f read by libc itself is listed with its digest" listed_digest "$f" mown
+	done
+	fs=$(echo "$out" | sed 's/.* fstab=//')
+	out=$("$ST" run --fence --policy allow.policy --verify mown --hash-cache none --report rvown0.jsonl -- python3 own.py)
+	check "verify --fence, DATEMSK, /etc/shells and /etc/fstab unchanged: used (got: $out)" \
+		test "$out" = "getdate=ok shells=$nsh fstab=$fs"
+	check "verify --fence, unchanged: no violation" test "$(summary_field rvown0.jsonl violations)" = 0
+	printf '%%Y-%%m-%%d\n%%d.%%m.%%Y\n' > datemsk
+	tamper /etc/shells mown
+	tamper /etc/fstab mown
+	out=$("$ST" run --fence --policy allow.policy --verify mown --hash-cache none --report rvown.jsonl -- python3 own.py)
+	check "verify --fence, DATEMSK's file, /etc/shells and /etc/fstab changed: refused as missing ones (got: $out)" \
+		test "$out" = "getdate=err3 shells=2 fstab=0"
+	for f in "$W/datemsk" /etc/shells /etc/fstab; do
+		check "verify --fence, $f changed: an integrity violation, marked hidden" \
+			integrity_hidden rvown.jsonl "$f" true
+	done
+	# trace only (no fence): the changed versions are reported and read
+	out=$("$ST" run --verify mown --hash-cache none --report rvown2.jsonl -- python3 own.py)
+	check "verify without --fence, changed: read all the same (got: $out)" \
+		test "$out" = "getdate=ok shells=$nsh fstab=$fs"
+	for f in "$W/datemsk" /etc/shells /etc/fstab; do
+		check "verify without --fence, $f changed: an integrity violation, not hidden" \
+			integrity_hidden rvown2.jsonl "$f" false
+	done
+	unset DATEMSK
+fi
 # ... while a file libc maps after the call (a locale's, from LOCPATH) is verified and
 # reported, not refused: its violation says it was not hidden
 if [ -d /usr/lib/locale/C.utf8 ]; then
