@@ -345,11 +345,22 @@ EXPORT nl_catd catopen(const char *name, int flag)
  * real call; one the sandbox hides is kept from libc as a missing one is:
  * for the real call, TZ (an absolute name) or TZDIR (a relative one) names
  * a place that is never there, and libc falls back as it does for a
- * missing file.  A hidden /etc/localtime with no TZ, or a relative name
- * with no TZDIR in the environment, has no variable to swap: it is a
+ * missing file (a relative name with no TZDIR: TZ names that place).  A
+ * hidden /etc/localtime with no TZ has no variable to swap: it is a
  * violation in the report, not refused.  The last file judged is kept
- * (tz_path), so a loop of localtime_r costs a getenv and a compare; a
+ * (tz_path), so a loop of localtime costs a getenv and a compare; a
  * policy reloaded during the run is not seen for that file.
+ *
+ * The wrappers look at TZ only where libc does (glibc 2.36 tzset.c
+ * tzset_internal): tzset, localtime, ctime, mktime (and getdate, through
+ * it) read it at every call; localtime_r, ctime_r, gmtime, gmtime_r,
+ * timegm, syslog's stamp and strptime's %s only at the process's first
+ * (libc's is_initialized, mirrored by tz_ready once a call that certainly
+ * ran libc's tzset returned); strftime and its kin only for a %Z of a tm
+ * with no zone name (or a conversion a locale's format may hold one in)
+ * and for %s (libc's internal mktime).  A wrapper that read environ where
+ * libc does not crashed a program whose other thread freed environ
+ * meanwhile (clearenv), which untraced ran (fence.sh, tz-clearenv).
  */
 extern char **environ;
 static atomic_flag tz_lock = ATOMIC_FLAG_INIT;
@@ -449,9 +460,25 @@ static const char *swap_held(struct env_swap *w, const char *e)
 	return h ? h : e;
 }
 
+/* The environment's entry NAME=..., or NULL */
+static char **env_entry(const char *name)
+{
+	size_t nl = strlen(name);
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, name, nl) && (*e)[nl] == '=')
+			return e;
+	return NULL;
+}
+
 static struct env_swap tz_sw = {ATOMIC_FLAG_INIT, NULL, NULL, 1u, NULL};
 /* what a time-zone swap puts in environ (their addresses tell a stand-in) */
 static const char tz_sub_dir[] = "TZDIR=" ST_ABSENT, tz_sub_tz[] = "TZ=:" ST_ABSENT;
+
+/* libc's tzset has run in this process (its is_initialized): a call that
+ * reads TZ only at the first (localtime_r ...) reads nothing.  Set after a
+ * call that certainly ran it returned; relaxed: a thread that does not see
+ * it yet judges once more, which is what it did before. */
+static atomic_bool tz_ready;
 
 /* The file tzset reads, in buf; *rel: TZ names it relative to TZDIR.
  * False when it reads none (secure mode outside the zone directories) or
@@ -486,16 +513,6 @@ static bool tz_file(char *buf, size_t size, bool *rel)
 	}
 	memcpy(buf + dl, tz, tl + 1);
 	return true;
-}
-
-/* The environment's entry NAME=..., or NULL */
-static char **env_entry(const char *name)
-{
-	size_t nl = strlen(name);
-	for (char **e = environ; e && *e; e++)
-		if (!strncmp(*e, name, nl) && (*e)[nl] == '=')
-			return e;
-	return NULL;
 }
 
 /* Judge and record the zone's file; when the sandbox hides it, *slot is the
@@ -542,66 +559,135 @@ static void tz_judge(char ***slot, const char **sub)
 	errno = c.saved_errno;
 }
 
-#define TZ_CALL(call)                                                                              \
+/* One wrapped call of the time-zone kind: judged (tz_judge) when libc will
+ * read TZ in it (judge), the swap made for the real call and undone after
+ * it (tz_end); inits: the call certainly runs libc's tzset (tz_ready after
+ * it).  Neither sets errno. */
+struct tz_call {
+	char **slot;
+	const char *sub;
+	char *held;
+};
+static void tz_begin(struct tz_call *t, bool judge)
+{
+	t->slot = NULL;
+	t->held = NULL;
+	if (!judge)
+		return;
+	tz_judge(&t->slot, &t->sub);
+	t->held = swap_put(&tz_sw, t->slot, t->sub);
+}
+static void tz_end(struct tz_call *t, bool inits)
+{
+	swap_restore(&tz_sw, t->slot, t->held);
+	if (inits)
+		atomic_store_explicit(&tz_ready, true, memory_order_relaxed);
+}
+/* does libc read TZ in a call that reads it only at its first tzset? */
+static bool tz_first(void) { return !atomic_load_explicit(&tz_ready, memory_order_relaxed); }
+
+/* TZ_CALL_IF(judge, inits, call): the wrapper's body (tz_begin, tz_end) */
+#define TZ_CALL_IF(judge, inits, call)                                                             \
 	do {                                                                                       \
-		char **slot_;                                                                      \
-		const char *sub_ = NULL;                                                           \
-		tz_judge(&slot_, &sub_);                                                           \
-		char *held_ = swap_put(&tz_sw, slot_, sub_);                                       \
+		struct tz_call t_;                                                                 \
+		tz_begin(&t_, (judge));                                                            \
 		typeof(call) r_ = call;                                                            \
-		swap_restore(&tz_sw, slot_, held_);                                                \
+		tz_end(&t_, (inits));                                                              \
 		return r_;                                                                         \
 	} while (0)
+/* libc reads TZ at every call (its tzset_internal(1)) */
+#define TZ_CALL(call) TZ_CALL_IF(true, true, call)
+/* ... only at the process's first tzset (tzset_internal(0)), which this
+ * call certainly runs */
+#define TZ_FIRST(call) TZ_CALL_IF(tz_first(), true, call)
+/* ... only at the first, which this call may not run (libc's internal
+ * localtime_r on some paths only) */
+#define TZ_MAYBE(call) TZ_CALL_IF(tz_first(), false, call)
 
 EXPORT void tzset(void)
 {
-	char **slot;
-	const char *sub = NULL;
-	tz_judge(&slot, &sub);
-	char *held = swap_put(&tz_sw, slot, sub);
+	struct tz_call t;
+	tz_begin(&t, true);
 	REAL(tzset)();
-	swap_restore(&tz_sw, slot, held);
+	tz_end(&t, true);
 }
 EXPORT struct tm *localtime(const time_t *t) { TZ_CALL(REAL(localtime)(t)); }
-EXPORT struct tm *localtime_r(const time_t *t, struct tm *tm) { TZ_CALL(REAL(localtime_r)(t, tm)); }
+EXPORT struct tm *localtime_r(const time_t *t, struct tm *tm) { TZ_FIRST(REAL(localtime_r)(t, tm)); }
 EXPORT time_t mktime(struct tm *tm) { TZ_CALL(REAL(mktime)(tm)); }
 EXPORT time_t timelocal(struct tm *tm) { TZ_CALL(REAL(timelocal)(tm)); }
 EXPORT char *ctime(const time_t *t) { TZ_CALL(REAL(ctime)(t)); }
-EXPORT char *ctime_r(const time_t *t, char *buf) { TZ_CALL(REAL(ctime_r)(t, buf)); }
+EXPORT char *ctime_r(const time_t *t, char *buf) { TZ_FIRST(REAL(ctime_r)(t, buf)); }
 /* libc's tzset runs inside these too (symbols.def): the first gmtime or
  * timegm of a process, strftime's %Z of a tm with no zone name */
-EXPORT struct tm *gmtime(const time_t *t) { TZ_CALL(REAL(gmtime)(t)); }
-EXPORT struct tm *gmtime_r(const time_t *t, struct tm *tm) { TZ_CALL(REAL(gmtime_r)(t, tm)); }
+EXPORT struct tm *gmtime(const time_t *t) { TZ_FIRST(REAL(gmtime)(t)); }
+EXPORT struct tm *gmtime_r(const time_t *t, struct tm *tm) { TZ_FIRST(REAL(gmtime_r)(t, tm)); }
 EXPORT struct tm *__gmtime_r(const time_t *t, struct tm *tm) ST_ALIAS(gmtime_r);
-EXPORT time_t timegm(struct tm *tm) { TZ_CALL(REAL(timegm)(tm)); }
+EXPORT time_t timegm(struct tm *tm) { TZ_MAYBE(REAL(timegm)(tm)); }
+
+/*
+ * Does strftime (wcsftime: wide) read TZ with this format and tm?  glibc
+ * 2.36 (time/strftime_l.c) runs tzset for a %Z when the tm has no zone name
+ * (tm_zone NULL or "") and tm_isdst >= 0, and its internal mktime for %s;
+ * nothing else there looks at the zone.  A conversion that expands a
+ * locale's format (%c, %x, %X, %r, and any with E) may hold a %Z: taken as
+ * one.  A conversion is '%', flags (_-0^#), a width, E or O, a letter.
+ */
+#define STRF_READS_TZ(T, f, tm)                                                                    \
+	do {                                                                                       \
+		bool nozone_ = (!(tm)->tm_zone || !*(tm)->tm_zone) && (tm)->tm_isdst >= 0;         \
+		for (const T *p_ = (f); p_ && *p_; p_++) {                                         \
+			if (*p_ != '%')                                                            \
+				continue;                                                          \
+			p_++;                                                                      \
+			while (*p_ == '_' || *p_ == '-' || *p_ == '0' || *p_ == '^' || *p_ == '#') \
+				p_++;                                                              \
+			while (*p_ >= '0' && *p_ <= '9')                                           \
+				p_++;                                                              \
+			bool e_ = false;                                                           \
+			if (*p_ == 'E' || *p_ == 'O')                                              \
+				e_ = *p_++ == 'E';                                                 \
+			if (*p_ == 's')                                                            \
+				return true;                                                       \
+			if (nozone_ && (e_ || *p_ == 'Z' || *p_ == 'c' || *p_ == 'x' ||            \
+					*p_ == 'X' || *p_ == 'r'))                                 \
+				return true;                                                       \
+			if (!*p_)                                                                  \
+				break;                                                             \
+		}                                                                                  \
+		return false;                                                                      \
+	} while (0)
+static bool strf_reads_tz(const char *f, const struct tm *tm) { STRF_READS_TZ(char, f, tm); }
+static bool wcsf_reads_tz(const wchar_t *f, const struct tm *tm) { STRF_READS_TZ(wchar_t, f, tm); }
+
 EXPORT size_t strftime(char *s, size_t max, const char *f, const struct tm *tm)
 {
-	TZ_CALL(REAL(strftime)(s, max, f, tm));
+	TZ_CALL_IF(strf_reads_tz(f, tm), false, REAL(strftime)(s, max, f, tm));
 }
 EXPORT size_t strftime_l(char *s, size_t max, const char *f, const struct tm *tm, locale_t l)
 {
-	TZ_CALL(REAL(strftime_l)(s, max, f, tm, l));
+	TZ_CALL_IF(strf_reads_tz(f, tm), false, REAL(strftime_l)(s, max, f, tm, l));
 }
 EXPORT size_t __strftime_l(char *s, size_t max, const char *f, const struct tm *tm, locale_t l)
 	ST_ALIAS(strftime_l);
 EXPORT size_t wcsftime(wchar_t *s, size_t max, const wchar_t *f, const struct tm *tm)
 {
-	TZ_CALL(REAL(wcsftime)(s, max, f, tm));
+	TZ_CALL_IF(wcsf_reads_tz(f, tm), false, REAL(wcsftime)(s, max, f, tm));
 }
 EXPORT size_t wcsftime_l(wchar_t *s, size_t max, const wchar_t *f, const struct tm *tm, locale_t l)
 {
-	TZ_CALL(REAL(wcsftime_l)(s, max, f, tm, l));
+	TZ_CALL_IF(wcsf_reads_tz(f, tm), false, REAL(wcsftime_l)(s, max, f, tm, l));
 }
 EXPORT size_t __wcsftime_l(wchar_t *s, size_t max, const wchar_t *f, const struct tm *tm,
 			   locale_t l) ST_ALIAS(wcsftime_l);
-/* ... and libc's internal localtime in these (symbols.def) */
+/* ... and libc's internal localtime_r in these (symbols.def), at strptime's
+ * %s only */
 EXPORT char *strptime(const char *in, const char *f, struct tm *tm)
 {
-	TZ_CALL(REAL(strptime)(in, f, tm));
+	TZ_MAYBE(REAL(strptime)(in, f, tm));
 }
 EXPORT char *strptime_l(const char *in, const char *f, struct tm *tm, locale_t l)
 {
-	TZ_CALL(REAL(strptime_l)(in, f, tm, l));
+	TZ_MAYBE(REAL(strptime_l)(in, f, tm, l));
 }
 /* getdate's templates: the file DATEMSK names, looked up (stat) and read by
  * libc's internal calls; refused, getdate_r gives 3 ("cannot get the
@@ -619,7 +705,7 @@ EXPORT struct tm *getdate(const char *in)
 		errno = e;
 		return NULL;
 	}
-	TZ_CALL(REAL(getdate)(in));
+	TZ_CALL_IF(true, false, REAL(getdate)(in));
 }
 EXPORT int getdate_r(const char *in, struct tm *tm)
 {
@@ -628,14 +714,14 @@ EXPORT int getdate_r(const char *in, struct tm *tm)
 		errno = e;
 		return 3;
 	}
-	TZ_CALL(REAL(getdate_r)(in, tm));
+	TZ_CALL_IF(true, false, REAL(getdate_r)(in, tm));
 }
 /* syslog's four names go through the two va_list ones (a void call: TZ_CALL
  * of it and 0) */
-static int tz_vsyslog(int pri, const char *f, va_list ap) { TZ_CALL((REAL(vsyslog)(pri, f, ap), 0)); }
+static int tz_vsyslog(int pri, const char *f, va_list ap) { TZ_MAYBE((REAL(vsyslog)(pri, f, ap), 0)); }
 static int tz_vsyslog_chk(int pri, int flag, const char *f, va_list ap)
 {
-	TZ_CALL((REAL(__vsyslog_chk)(pri, flag, f, ap), 0));
+	TZ_MAYBE((REAL(__vsyslog_chk)(pri, flag, f, ap), 0));
 }
 EXPORT void vsyslog(int pri, const char *f, va_list ap) { tz_vsyslog(pri, f, ap); }
 EXPORT void syslog(int pri, const char *f, ...)

@@ -77,9 +77,11 @@ extern char **environ;
  *     prints "opened" or its errno's name
  *   tz-first HOW: libc's tzset first run by HOW (gmtime, gmtime_r, timegm, strftime,
  *     wcsftime, syslog, strptime), then prints "%H %z" of localtime_r(1700000000)
- *   tz-env N [VAR]: a thread calls localtime_r and newlocale (a locale LOCPATH may hold)
+ *   tz-env N [VAR]: a thread calls localtime_r, localtime and newlocale (a locale LOCPATH may hold)
  *     without a pause while N children are spawned and N forked, each reporting its VAR (TZ
  *     when not given); prints "differ=K VAR=..." (K: children whose VAR was not the parent's)
+ *   tz-clearenv N: a thread calls localtime_r, ctime_r and gmtime_r without a pause while
+ *     this one sets new variables and clears the environment (clearenv) N times; prints "done"
  *   tz-getenv N [VAR]: the same thread, while this one reads VAR (TZ when not given) N
  *     times with getenv and N with secure_getenv; prints "differ=K VAR=..." (K: reads that
  *     were not the value at the start)
@@ -391,7 +393,10 @@ static void *tz_loop(void *arg)
 	time_t t = 1700000000;
 	struct tm tm;
 	while (!tz_stop) {
+		/* localtime_r judges at the first call only (libc reads TZ then
+		 * only); localtime at every call, as libc's reads it */
 		localtime_r(&t, &tm);
+		localtime(&t);
 		locale_t l = newlocale(LC_ALL_MASK, "xx_XX.UTF-8", (locale_t)0);
 		if (l)
 			freelocale(l);
@@ -568,6 +573,44 @@ static int tz_setenv(long n)
 		printf("stray %s lost\n", first);
 	printf("reverted=%ld entries=%d %s=%s\n", reverted, entries, tz_var,
 	       entries == 1 && !strcmp(getenv(tz_var), last) ? "last" : getenv(tz_var));
+	return 0;
+}
+/* tz-clearenv N: a thread calls localtime_r (and ctime_r, gmtime_r) without a
+ * pause, which libc's own code makes read TZ only at its first call, while
+ * this one, N times, adds new variables (setenv: environ reallocated) and
+ * clears them all (clearenv: the array freed); prints "done" */
+static void *tz_r_loop(void *arg)
+{
+	(void)arg;
+	time_t t = 1700000000;
+	struct tm tm;
+	char b[32];
+	while (!tz_stop) {
+		localtime_r(&t, &tm);
+		ctime_r(&t, b);
+		gmtime_r(&t, &tm);
+	}
+	return NULL;
+}
+static int tz_clearenv(long n)
+{
+	time_t t = 1700000000;
+	struct tm tm;
+	localtime_r(&t, &tm); /* libc's first tzset, before the thread */
+	pthread_t th;
+	tz_stop = 0;
+	if (pthread_create(&th, NULL, tz_r_loop, NULL))
+		return 2;
+	for (long i = 0; i < n; i++) {
+		char name[32];
+		for (int k = 0; k < 8; k++) {
+			snprintf(name, sizeof(name), "ST_CLEAR_%d", k);
+			setenv(name, "value", 1);
+		}
+		clearenv();
+	}
+	tz_join(th);
+	printf("done\n");
 	return 0;
 }
 /* tz-first HOW: libc's tzset first run by HOW (gmtime, gmtime_r, timegm, strftime: %Z of
@@ -1750,6 +1793,8 @@ int main(int argc, char **argv)
 		return jump_out(p, q, atol(argv[4]));
 	} else if (!strcmp(c, "tz-first") && p) {
 		return tz_first(p);
+	} else if (!strcmp(c, "tz-clearenv") && p) {
+		return tz_clearenv(atol(p));
 	} else if (!strcmp(c, "tz-env") && p) {
 		if (q)
 			tz_var = q;

@@ -1285,6 +1285,18 @@ if [ -e /usr/share/zoneinfo/Asia/Tokyo ]; then
 			test -n "$want" -a "$out" = "$want"
 	done
 fi
+# The wrappers looked TZ up (getenv) at every localtime_r, ctime_r and gmtime_r, where
+# libc's own code reads it only at the process's first: a program whose other thread
+# sets and clears its environment meanwhile (clearenv frees the array) crashed traced
+# (SIGSEGV in tz_judge's getenv, 5 of 5 runs) and ran untraced
+out=$("$DRV" tz-clearenv 100000)
+check "untraced: localtime_r in a thread while another clears environ (got: $out)" test "$out" = done
+out=$("$ST" run -- "$DRV" tz-clearenv 100000); rc=$?
+check "trace only: localtime_r in a thread while another clears environ does not crash (got: $rc $out)" \
+	test "$rc/$out" = 0/done
+out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" tz-clearenv 100000); rc=$?
+check "fenced: localtime_r in a thread while another clears environ does not crash (got: $rc $out)" \
+	test "$rc/$out" = 0/done
 # the same for LOCPATH, which newlocale's wrapper swaps when it names a hidden directory
 mkdir -p "$W/out/loc" "$W/in/loc"
 for l in "$W/out/loc" "$W/in/loc"; do
