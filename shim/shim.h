@@ -523,8 +523,9 @@ void st__init(void);
 void st__after_fork_child(void);
 /* st__env_unswap - the environment entry to pass on for e: the value the
  * time-zone or LOCPATH wrappers' swap under way took out of environ when e
- * is its stand-in (wrap_fs.c), else e.  st__env_unswap_child - a forked
- * child undoes a swap another thread of its parent was making. */
+ * is its stand-in (wrap_fs.c), NULL when e is an entry a time-zone call
+ * put in for a TZ not set (to be left out), else e.  st__env_unswap_child -
+ * a forked child undoes a swap another thread of its parent was making. */
 const char *st__env_unswap(const char *e);
 void st__env_unswap_child(void);
 

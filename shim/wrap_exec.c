@@ -118,17 +118,23 @@ static bool env_nested(char *const envp[], size_t n, struct st_env *out)
 		return false;
 	char **v = m;
 	char *w = (char *)m + (n + 1) * sizeof(char *);
-	for (size_t i = 0; i < n; i++) {
+	size_t k = 0;
+	/* (envp[i] NULL before n: environ itself, shortened meanwhile by a
+	 * time-zone call's entry taken out, wrap_fs.c tz_uninsert) */
+	for (size_t i = 0; i < n && envp[i]; i++) {
 		if (has_prefix(envp[i], "SANDTRACE_FLAGS=")) {
 			unsigned f = st__parse_uint(envp[i] + 16);
-			v[i] = put(&w, "SANDTRACE_FLAGS=");
+			v[k++] = put(&w, "SANDTRACE_FLAGS=");
 			put_u(&w, f & ~SANDTRACE_F_LAUNCHER);
 			w++;
 		} else {
-			v[i] = (char *)st__env_unswap(envp[i]);
+			/* (NULL: an entry a time-zone call put in for the call) */
+			const char *u = st__env_unswap(envp[i]);
+			if (u)
+				v[k++] = (char *)u;
 		}
 	}
-	v[n] = NULL;
+	v[k] = NULL;
 	out->envp = v;
 	out->map = m;
 	out->maplen = len;
@@ -260,9 +266,13 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, c
 		w += hint->elen;
 		*w++ = 0;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (!is_our_var(envp[i]))
-			v[k++] = (char *)st__env_unswap(envp[i]);
+	/* (envp[i] NULL before n: environ itself, shortened meanwhile by a
+	 * time-zone call's entry taken out, wrap_fs.c tz_uninsert) */
+	for (size_t i = 0; i < n && envp[i]; i++) {
+		const char *u = is_our_var(envp[i]) ? NULL : st__env_unswap(envp[i]);
+		if (u) /* (NULL also for an entry a time-zone call put in for the call) */
+			v[k++] = (char *)u;
+	}
 	v[k] = NULL;
 	out->envp = v;
 	out->map = len ? m : NULL;

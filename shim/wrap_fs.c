@@ -346,10 +346,12 @@ EXPORT nl_catd catopen(const char *name, int flag)
  * for the real call, TZ (an absolute name) or TZDIR (a relative one) names
  * a place that is never there, and libc falls back as it does for a
  * missing file (a relative name with no TZDIR: TZ names that place).  A
- * hidden /etc/localtime with no TZ has no variable to swap: it is a
- * violation in the report, not refused.  The last file judged is kept
- * (tz_path), so a loop of localtime costs a getenv and a compare; a
- * policy reloaded during the run is not seen for that file.
+ * hidden /etc/localtime with TZ not set has no variable to swap: for the
+ * call a TZ entry is put into environ (tz_insert: "TZ=UTC0", which libc
+ * reads as UTC, named "UTC", as it does when /etc/localtime is missing) and
+ * taken out again after it.  The last file judged is kept (tz_path), so a
+ * loop of localtime costs a getenv and a compare; a policy reloaded during
+ * the run is not seen for that file.
  *
  * The wrappers look at TZ only where libc does (glibc 2.36 tzset.c
  * tzset_internal): tzset, localtime, ctime, mktime (and getdate, through
@@ -474,6 +476,102 @@ static struct env_swap tz_sw = {ATOMIC_FLAG_INIT, NULL, NULL, 1u, NULL};
 /* what a time-zone swap puts in environ (their addresses tell a stand-in) */
 static const char tz_sub_dir[] = "TZDIR=" ST_ABSENT, tz_sub_tz[] = "TZ=:" ST_ABSENT;
 
+/*
+ * TZ not set and /etc/localtime hidden: there is no entry to swap, so one
+ * is put into environ for the call, tz_sub_dflt by libc's putenv (which
+ * keeps the string itself: its address tells the stand-in, as the swaps'),
+ * and taken out after it by libc's unsetenv, both under libc's own
+ * environment lock, so a setenv or unsetenv of another thread meanwhile is
+ * not lost; and under tz_sw's lock (one swap of the time zone at a time).
+ * Only when the file is hidden and at a call where libc reads TZ (the
+ * first localtime_r, every localtime, tzset, mktime), where libc itself
+ * calls malloc (its tzset keeps a copy of TZ, fopen's the file), so the
+ * putenv's malloc is none libc would not have made.
+ *
+ * What the program's other threads see meanwhile: getenv and secure_getenv
+ * answer NULL for it (env_value), an exec or spawn leaves it out
+ * (st__env_unswap), a forked child takes it out (st__env_unswap_child);
+ * code that walks environ itself sees TZ=UTC0.  The first insertion moves
+ * environ as any setenv of a new name does: libc copies the array the
+ * process started with (which is never freed, so a thread still reading
+ * it reads what it did) into one of its own; taken out, the array keeps
+ * its room, so the next insertion reallocates it to the size it had, in
+ * place.  Only a program that itself adds variables (setenv of new names)
+ * while another thread reads environ may see the array moved, as by its
+ * own setenv.  A setenv of TZ by another thread in the moment between the
+ * wrapper's lookup and its putenv is replaced (and then taken out); one
+ * made during the call is kept (the stand-in is no longer there).
+ */
+/* writable: putenv's string is the program's to write through environ */
+static char tz_sub_dflt[] = "TZ=UTC0";
+/* tz_sub_dflt is in environ, or being put or taken out, by the thread that
+ * holds tz_sw's lock (swaps_mine tells which) */
+static atomic_bool tz_ins;
+
+/* libc's putenv and unsetenv, the next definitions after the shim's place
+ * (RTLD_NEXT): a program that defines its own (bash does, to keep its
+ * variables in its own table) would take the entry there, not into environ.
+ * An unresolvable one fails (ENOSYS): nothing is put in. */
+static _Atomic(void *) tz_real_putenv, tz_real_unsetenv;
+static int libc_putenv(char *s)
+{
+	void *p = atomic_load_explicit(&tz_real_putenv, memory_order_acquire);
+	return ((int (*)(char *))(p ? p : st__resolve(&tz_real_putenv, "putenv")))(s);
+}
+static int libc_unsetenv(const char *name)
+{
+	void *p = atomic_load_explicit(&tz_real_unsetenv, memory_order_acquire);
+	return ((int (*)(const char *))(p ? p : st__resolve(&tz_real_unsetenv, "unsetenv")))(name);
+}
+
+/* Put tz_sub_dflt into environ, tz_sw's lock held.  false: not put (TZ was
+ * set meanwhile, or no memory), and the lock given back.  Preserves errno. */
+static bool tz_insert(void)
+{
+	int saved = errno;
+	swaps_mine |= tz_sw.bit;
+	atomic_store_explicit(&tz_ins, true, memory_order_release);
+	bool ok = !env_entry("TZ") && libc_putenv(tz_sub_dflt) == 0;
+	if (!ok) {
+		atomic_store_explicit(&tz_ins, false, memory_order_relaxed);
+		swaps_mine &= ~tz_sw.bit;
+		swap_drop(&tz_sw);
+	}
+	errno = saved;
+	return ok;
+}
+/* Take tz_sub_dflt out again, when it is still there (a setenv or unsetenv
+ * of TZ meanwhile replaced or removed it: theirs is kept), and give tz_sw's
+ * lock back.  Preserves errno. */
+static void tz_uninsert(void)
+{
+	int saved = errno;
+	for (char **e = environ; e && *e; e++)
+		if (*e == tz_sub_dflt) {
+			libc_unsetenv("TZ");
+			break;
+		}
+	atomic_store_explicit(&tz_ins, false, memory_order_relaxed);
+	swaps_mine &= ~tz_sw.bit;
+	swap_drop(&tz_sw);
+	errno = saved;
+}
+/* In a forked child: another thread's insertion taken out by hand (the
+ * child has one thread; libc's environment lock may have been held by that
+ * thread at the fork and is never given back in the child: no unsetenv). */
+static void tz_uninsert_child(void)
+{
+	if (!atomic_load_explicit(&tz_ins, memory_order_acquire) || (swaps_mine & tz_sw.bit))
+		return;
+	for (char **e = environ; e && *e; e++)
+		if (*e == tz_sub_dflt) {
+			for (char **d = e; (d[0] = d[1]) != NULL; d++)
+				;
+			break;
+		}
+	atomic_store_explicit(&tz_ins, false, memory_order_relaxed);
+	swap_drop(&tz_sw);
+}
 /* libc's tzset has run in this process (its is_initialized): a call that
  * reads TZ only at the first (localtime_r ...) reads nothing.  Set after a
  * call that certainly ran it returned; relaxed: a thread that does not see
@@ -516,12 +614,14 @@ static bool tz_file(char *buf, size_t size, bool *rel)
 }
 
 /* Judge and record the zone's file; when the sandbox hides it, *slot is the
- * environment entry to swap for the real call and *sub what to put there.
- * Preserves errno. */
-static void tz_judge(char ***slot, const char **sub)
+ * environment entry to swap for the real call and *sub what to put there,
+ * or (*slot NULL) *ins says a TZ entry is to be put in (tz_insert); either
+ * with tz_sw's lock taken.  Preserves errno. */
+static void tz_judge(char ***slot, const char **sub, bool *ins)
 {
 	struct st_call c;
 	*slot = NULL;
+	*ins = false;
 	if (!st__enter(&c))
 		return;
 	char path[PATH_MAX];
@@ -551,7 +651,9 @@ static void tz_judge(char ***slot, const char **sub)
 				*slot = env_entry("TZ");
 				*sub = tz_sub_tz;
 			}
-			if (!*slot)
+			/* TZ not set (the file is /etc/localtime): one put in */
+			*ins = !*slot && !rel && !strcmp(path, "/etc/localtime") && !getenv("TZ");
+			if (!*slot && !*ins)
 				swap_drop(&tz_sw);
 		}
 	}
@@ -560,26 +662,34 @@ static void tz_judge(char ***slot, const char **sub)
 }
 
 /* One wrapped call of the time-zone kind: judged (tz_judge) when libc will
- * read TZ in it (judge), the swap made for the real call and undone after
- * it (tz_end); inits: the call certainly runs libc's tzset (tz_ready after
- * it).  Neither sets errno. */
+ * read TZ in it (judge), the swap or insertion made for the real call and
+ * undone after it (tz_end); inits: the call certainly runs libc's tzset
+ * (tz_ready after it).  Neither sets errno. */
 struct tz_call {
 	char **slot;
 	const char *sub;
 	char *held;
+	bool ins;
 };
 static void tz_begin(struct tz_call *t, bool judge)
 {
 	t->slot = NULL;
+	t->ins = false;
 	t->held = NULL;
 	if (!judge)
 		return;
-	tz_judge(&t->slot, &t->sub);
-	t->held = swap_put(&tz_sw, t->slot, t->sub);
+	tz_judge(&t->slot, &t->sub, &t->ins);
+	if (t->ins)
+		t->ins = tz_insert();
+	else
+		t->held = swap_put(&tz_sw, t->slot, t->sub);
 }
 static void tz_end(struct tz_call *t, bool inits)
 {
-	swap_restore(&tz_sw, t->slot, t->held);
+	if (t->ins)
+		tz_uninsert();
+	else
+		swap_restore(&tz_sw, t->slot, t->held);
 	if (inits)
 		atomic_store_explicit(&tz_ready, true, memory_order_relaxed);
 }
@@ -830,11 +940,14 @@ const char *st__env_unswap(const char *e)
 {
 	if (e == tz_sub_dir || e == tz_sub_tz)
 		return swap_held(&tz_sw, e);
+	if (e == tz_sub_dflt)
+		return NULL;
 	return e == loc_env ? swap_held(&loc_sw, e) : e;
 }
 void st__env_unswap_child(void)
 {
 	swap_undo_child(&tz_sw);
+	tz_uninsert_child();
 	swap_undo_child(&loc_sw);
 }
 
@@ -853,6 +966,9 @@ static char *env_value(char *v)
 	uintptr_t p = (uintptr_t)v;
 	uintptr_t base;
 	struct env_swap *w = &tz_sw;
+	/* an entry put in for a TZ not set: still not set */
+	if (p - (uintptr_t)tz_sub_dflt < sizeof(tz_sub_dflt))
+		return NULL;
 	if (p - (base = (uintptr_t)tz_sub_tz) < sizeof(tz_sub_tz) ||
 	    p - (base = (uintptr_t)tz_sub_dir) < sizeof(tz_sub_dir)) {
 		w = &tz_sw;

@@ -80,6 +80,12 @@ extern char **environ;
  *   tz-env N [VAR]: a thread calls localtime_r, localtime and newlocale (a locale LOCPATH may hold)
  *     without a pause while N children are spawned and N forked, each reporting its VAR (TZ
  *     when not given); prints "differ=K VAR=..." (K: children whose VAR was not the parent's)
+ *   tz-unset N: the same thread with TZ not set, while this one reads TZ N times with getenv
+ *     and secure_getenv and runs N/100 children by posix_spawn and N/100 by fork; prints
+ *     "differ=K entries=E TZ=..." (K: reads and children that found a TZ; E: environ's TZ
+ *     entries at the end)
+ *   tz-show -: the zone libc uses by localtime_r (first), localtime, mktime, ctime, tzset, one
+ *     line each, then "TZ=VALUE entries=E" (E: environ's TZ entries)
  *   tz-clearenv N: a thread calls localtime_r, ctime_r and gmtime_r without a pause while
  *     this one sets new variables and clears the environment (clearenv) N times; prints "done"
  *   tz-getenv N [VAR]: the same thread, while this one reads VAR (TZ when not given) N
@@ -573,6 +579,84 @@ static int tz_setenv(long n)
 		printf("stray %s lost\n", first);
 	printf("reverted=%ld entries=%d %s=%s\n", reverted, entries, tz_var,
 	       entries == 1 && !strcmp(getenv(tz_var), last) ? "last" : getenv(tz_var));
+	return 0;
+}
+/* tz-unset N: TZ not set (the default zone file, /etc/localtime, may be
+ * hidden: the wrapper puts a TZ in for libc's call): tz_loop's thread runs
+ * while this one reads TZ with getenv and secure_getenv N times, and spawns
+ * printenv N/100 times and forks N/100 times, each child reporting its TZ
+ * (getenv, and environ's own entries in the forked one); prints "differ=K
+ * entries=E TZ=..." (K: reads and children that found a TZ; E: environ's
+ * TZ entries at the end) */
+static int tz_unset(long n)
+{
+	pthread_t th;
+	if (getenv("TZ"))
+		return 2;
+	tz_stop = 0;
+	if (pthread_create(&th, NULL, tz_loop, NULL))
+		return 2;
+	long differ = 0;
+	for (long i = 0; i < n; i++) {
+		differ += getenv("TZ") != NULL;
+		differ += secure_getenv("TZ") != NULL;
+		if (i % 100)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			int p[2];
+			pid_t pid;
+			if (pipe(p))
+				return 2;
+			if (k == 0) {
+				char *argv[] = {"printenv", "TZ", NULL};
+				posix_spawn_file_actions_t fa;
+				posix_spawn_file_actions_init(&fa);
+				posix_spawn_file_actions_adddup2(&fa, p[1], 1);
+				if (posix_spawn(&pid, "/usr/bin/printenv", &fa, NULL, argv, environ))
+					return 2;
+				posix_spawn_file_actions_destroy(&fa);
+			} else if ((pid = fork()) == 0) {
+				int found = getenv("TZ") != NULL;
+				for (char **e = environ; *e; e++)
+					found += !strncmp(*e, "TZ=", 3);
+				_exit(found && write(p[1], "TZ\n", 3) != 3);
+			} else if (pid < 0) {
+				return 2;
+			}
+			close(p[1]);
+			char got[64];
+			differ += read(p[0], got, sizeof(got)) > 0;
+			close(p[0]);
+			waitpid(pid, NULL, 0);
+		}
+	}
+	tz_join(th);
+	int entries = 0;
+	for (char **e = environ; *e; e++)
+		entries += !strncmp(*e, "TZ=", 3);
+	printf("differ=%ld entries=%d TZ=%s\n", differ, entries, getenv("TZ") ? getenv("TZ") : "(unset)");
+	return 0;
+}
+/* tz-show: the zone libc uses, through each way in: localtime_r (the
+ * process's first), localtime, mktime, ctime, tzset; then environ's TZ
+ * entries */
+static int tz_show(void)
+{
+	time_t t = 0;
+	struct tm tm;
+	localtime_r(&t, &tm);
+	printf("localtime_r [%s] %d\n", tm.tm_zone, tm.tm_hour);
+	struct tm *m = localtime(&t);
+	printf("localtime [%s] %d\n", m->tm_zone, m->tm_hour);
+	struct tm x = {.tm_year = 70, .tm_mday = 1, .tm_hour = 9, .tm_isdst = -1};
+	printf("mktime %ld\n", (long)mktime(&x));
+	printf("ctime %s", ctime(&t));
+	tzset();
+	printf("tzset [%s] [%s]\n", tzname[0], tzname[1]);
+	int n = 0;
+	for (char **e = environ; *e; e++)
+		n += !strncmp(*e, "TZ=", 3);
+	printf("TZ=%s entries=%d\n", getenv("TZ") ? getenv("TZ") : "(unset)", n);
 	return 0;
 }
 /* tz-clearenv N: a thread calls localtime_r (and ctime_r, gmtime_r) without a
@@ -1793,6 +1877,10 @@ int main(int argc, char **argv)
 		return jump_out(p, q, atol(argv[4]));
 	} else if (!strcmp(c, "tz-first") && p) {
 		return tz_first(p);
+	} else if (!strcmp(c, "tz-show")) {
+		return tz_show();
+	} else if (!strcmp(c, "tz-unset") && p) {
+		return tz_unset(atol(p));
 	} else if (!strcmp(c, "tz-clearenv") && p) {
 		return tz_clearenv(atol(p));
 	} else if (!strcmp(c, "tz-env") && p) {

@@ -1285,6 +1285,47 @@ if [ -e /usr/share/zoneinfo/Asia/Tokyo ]; then
 			test -n "$want" -a "$out" = "$want"
 	done
 fi
+# TZ not set: libc reads the default zone file, /etc/localtime.  Hidden, it was reported
+# and read all the same (there is no TZ entry to swap); now the wrapper puts a TZ entry in
+# for libc's call (wrap_fs.c tz_insert) and libc uses UTC, named "UTC", exactly as when the
+# file cannot be read (here: /dev/null put where /etc/localtime leads).  A mount namespace of
+# its own puts Tokyo's zone there, so that the default zone is not UTC.  Root only.
+lt=$(readlink -f /etc/localtime 2>/dev/null)
+if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null &&
+	[ -e /usr/share/zoneinfo/Asia/Tokyo ] && [ -f "$lt" ]; then
+	# in_zone FILE CMD...: CMD with FILE's zone where /etc/localtime leads, TZ not set
+	in_zone() {
+		zf=$1; shift
+		unshare -m --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' \
+			sh "$zf" "$lt" env -u TZ "$@"
+	}
+	{ printf 'deny read %s\n' "$lt"; cat "$W/policy"; } > "$W/tzpol"
+	tokyo=$(in_zone /usr/share/zoneinfo/Asia/Tokyo "$DRV" tz-show -)
+	want=$(in_zone /dev/null "$DRV" tz-show -)
+	R=$W/tzdefault.jsonl
+	out=$(in_zone /usr/share/zoneinfo/Asia/Tokyo "$ST" run --fence --policy "$W/tzpol" --report "$R" -- "$DRV" tz-show -)
+	check "TZ not set, /etc/localtime hidden: libc uses UTC as for an unreadable one (got: $(echo $out), unreadable: $(echo $want))" \
+		test -n "$want" -a "$out" = "$want" -a "$tokyo" != "$want"
+	check "... the hidden default zone file is recorded as a violation" \
+		sh -c "grep '\"type\":\"violation\"' '$R' | grep -qF '\"path\":\"$lt\"'"
+	out=$(in_zone /usr/share/zoneinfo/Asia/Tokyo "$ST" run --policy "$W/tzpol" -- "$DRV" tz-show - | head -1)
+	check "... and with a deny rule, no fence (got: $out)" test "$out" = "localtime_r [UTC] 0"
+	# ... in a program that defines its own putenv, unsetenv and getenv (bash keeps its
+	# variables in a table of its own): the entry goes into libc's environ all the same,
+	# and is gone after the call
+	out=$(in_zone /usr/share/zoneinfo/Asia/Tokyo "$ST" run --fence --policy "$W/tzpol" -- \
+		bash -c 'printf "%(%H %Z)T\n" 0; echo "TZ=${TZ-unset}"; printenv TZ || echo none')
+	check "... in bash, which defines its own putenv (got: $(echo $out))" \
+		test "$(echo $out)" = "00 UTC TZ=unset none"
+	# the entry put in is the call's alone: the program's other threads' getenv and
+	# secure_getenv, the children they spawn or fork meanwhile, and environ at the end
+	# see no TZ
+	out=$(in_zone /usr/share/zoneinfo/Asia/Tokyo "$ST" run --fence --policy "$W/tzpol" -- "$DRV" tz-unset 20000)
+	check "TZ not set, /etc/localtime hidden: no TZ seen by other threads or children meanwhile (got: $out)" \
+		test "$out" = "differ=0 entries=0 TZ=(unset)"
+else
+	echo "skip - TZ not set and /etc/localtime hidden: needs root and a private mount namespace (unshare -m)"
+fi
 # The wrappers looked TZ up (getenv) at every localtime_r, ctime_r and gmtime_r, where
 # libc's own code reads it only at the process's first: a program whose other thread
 # sets and clears its environment meanwhile (clearenv frees the array) crashed traced
