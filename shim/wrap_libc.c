@@ -60,8 +60,9 @@ int st__own_check(const char *path, unsigned kind)
  * st__own_judge(path, kind) (shim.h): st__own_check in a call of its own:
  * 0 to go on (the access recorded: as there, or with the errno of looking
  * it up, so a missing file is an N record), or the errno a refused access
- * fails with (the refusal recorded as a violation by st__pre).  A call that cannot be checked (st__enter) passes, or is
- * refused with EACCES where the sandbox can refuse (as ST_UNCHECKED).
+ * fails with (the refusal recorded as a violation by st__pre).  A call
+ * that cannot be checked (st__enter) passes, or is refused with EACCES
+ * where the sandbox can refuse (as ST_UNCHECKED).
  * Preserves errno; one faccessat per call; not async-signal-safe beyond
  * what the wrapped function is (none of these is).
  */
