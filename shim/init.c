@@ -682,15 +682,11 @@ static int walk_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	return 0;
 }
 
-/*
- * The objects of the namespaces other than the shim's (dlmopen), which
- * dl_iterate_phdr does not report: the loader's list of namespaces for
- * debuggers (glibc 2.35: r_version 2, each r_debug_extended's r_next), found
- * through the program's DT_DEBUG (its own _r_debug may be a copy), read in the
- * first call back of dl_iterate_phdr, under the lock the loader holds while
- * it adds an object to a namespace or takes one out.
- */
-static int note_namespaces(struct dl_phdr_info *info, size_t size, void *ctx)
+/* The loader's list for debuggers, found through the program's DT_DEBUG (its
+ * own _r_debug may be a copy); info is the first object's.  Inlined: its
+ * callers are in the start's section and in .text. */
+static inline __attribute__((always_inline)) struct r_debug *
+r_debug_of(const struct dl_phdr_info *info)
 {
 	struct r_debug *r = NULL;
 	for (size_t i = 0; i < info->dlpi_phnum && !r; i++) {
@@ -701,8 +697,20 @@ static int note_namespaces(struct dl_phdr_info *info, size_t size, void *ctx)
 			if (d->d_tag == DT_DEBUG)
 				r = (struct r_debug *)d->d_un.d_ptr;
 	}
-	if (!r)
-		r = &_r_debug;
+	return r ? r : &_r_debug;
+}
+
+/*
+ * The objects of the namespaces other than the shim's (dlmopen), which
+ * dl_iterate_phdr does not report: the loader's list of namespaces for
+ * debuggers (glibc 2.35: r_version 2, each r_debug_extended's r_next), found
+ * through the program's DT_DEBUG (its own _r_debug may be a copy), read in the
+ * first call back of dl_iterate_phdr, under the lock the loader holds while
+ * it adds an object to a namespace or takes one out.
+ */
+static int note_namespaces(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	struct r_debug *r = r_debug_of(info);
 	if (__atomic_load_n(&r->r_version, __ATOMIC_ACQUIRE) < 2)
 		return 1;
 	for (struct r_debug_extended *e = __atomic_load_n(&((struct r_debug_extended *)r)->r_next,
@@ -713,6 +721,144 @@ static int note_namespaces(struct dl_phdr_info *info, size_t size, void *ctx)
 			if (noted_name(l->l_name))
 				st__record_path0(AT_FDCWD, l->l_name, SANDTRACE_KIND_READ, false, 0);
 	return 1; /* the first object (the program) is enough */
+}
+
+/*
+ * The objects of every namespace, in the loader's order (the base one, then
+ * the others along r_debug's r_next), each as its link map and load address,
+ * taken while a dlopen is yet to be made (st__dl_snap) to tell the objects
+ * it adds (st__dl_added).  Read in the first call back of dl_iterate_phdr,
+ * under the lock the loader holds while it adds an object to a namespace or
+ * takes one out (the maps are not freed under it).
+ */
+static bool snap_add(struct st_dl_snap *s, const struct link_map *l)
+{
+	if (s->n == s->cap) {
+		unsigned cap = s->cap * 2;
+		struct st_dl_obj *o = s->objs == s->small ? malloc(cap * sizeof(*o))
+							 : realloc(s->objs, cap * sizeof(*o));
+		if (!o)
+			return false;
+		if (s->objs == s->small)
+			memcpy(o, s->small, sizeof(s->small));
+		s->objs = o;
+		s->cap = cap;
+	}
+	s->objs[s->n++] = (struct st_dl_obj){l, l->l_addr};
+	return true;
+}
+static int snap_walk(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	struct st_dl_snap *s = ctx;
+	struct r_debug *r = r_debug_of(info);
+	bool ok = true;
+	for (const struct link_map *l = r->r_map; l && ok; l = l->l_next)
+		ok = snap_add(s, l);
+	if (__atomic_load_n(&r->r_version, __ATOMIC_ACQUIRE) >= 2)
+		for (struct r_debug_extended *e = __atomic_load_n(
+			     &((struct r_debug_extended *)r)->r_next, __ATOMIC_ACQUIRE);
+		     e && ok; e = __atomic_load_n(&e->r_next, __ATOMIC_ACQUIRE))
+			for (const struct link_map *l =
+				     __atomic_load_n(&e->base.r_map, __ATOMIC_ACQUIRE);
+			     l && ok; l = l->l_next)
+				ok = snap_add(s, l);
+	s->ok = ok;
+	return 1;
+}
+
+void st__dl_snap(struct st_dl_snap *s)
+{
+	int saved = errno;
+	s->objs = s->small;
+	s->n = 0;
+	s->cap = ST_DL_SMALL;
+	s->ok = false;
+	dl_iterate_phdr(snap_walk, s);
+	errno = saved;
+}
+
+void st__dl_snap_free(struct st_dl_snap *s)
+{
+	if (s->objs != s->small)
+		free(s->objs);
+	s->objs = s->small;
+	s->n = 0;
+}
+
+/* Was l in the snapshot?  The survivors of a namespace keep their order (the
+ * loader appends, and takes out), so the search goes on from where the last
+ * one was found (*at), then from the start. */
+static bool snap_has(const struct st_dl_snap *s, const struct link_map *l, unsigned *at)
+{
+	for (unsigned pass = 0; pass < 2; pass++)
+		for (unsigned i = pass ? 0 : *at; i < (pass ? *at : s->n); i++)
+			if (s->objs[i].map == l && s->objs[i].addr == l->l_addr) {
+				*at = i + 1;
+				return true;
+			}
+	return false;
+}
+
+struct added_walk {
+	const struct st_dl_snap *s;
+	const struct link_map *h, *skip;
+	char *names; /* NUL-terminated names, one after another */
+	size_t len, cap;
+	int main_at; /* the offset of h's name in names, or -1 */
+	bool ok;
+};
+static int added_walk(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	struct added_walk *w = ctx;
+	const struct link_map *l = w->h;
+	unsigned at = 0;
+	while (l->l_prev)
+		l = l->l_prev;
+	for (; l && w->ok; l = l->l_next) {
+		const char *n = l == w->skip ? NULL : noted_name(l->l_name);
+		if (!n || snap_has(w->s, l, &at))
+			continue;
+		size_t k = strlen(n) + 1;
+		if (w->len + k > w->cap) {
+			size_t cap = (w->cap ? w->cap * 2 : 512) + k;
+			char *p = realloc(w->names, cap);
+			if (!p) {
+				w->ok = false;
+				break;
+			}
+			w->names = p;
+			w->cap = cap;
+		}
+		if (l == w->h)
+			w->main_at = (int)w->len;
+		memcpy(w->names + w->len, n, k);
+		w->len += k;
+	}
+	return 1;
+}
+
+char *st__dl_added(const struct st_dl_snap *s, void *h, bool skip_main, size_t *len, int *main_at)
+{
+	int saved = errno;
+	struct link_map *l = NULL;
+	struct added_walk w = {.s = s, .main_at = -1, .ok = s->ok};
+	*len = 0;
+	*main_at = -1;
+	if (!w.ok || dlinfo(h, RTLD_DI_LINKMAP, &l) != 0 || !l) {
+		errno = saved;
+		return NULL;
+	}
+	w.h = l;
+	w.skip = skip_main ? l : NULL;
+	dl_iterate_phdr(added_walk, &w);
+	errno = saved;
+	if (!w.ok || w.len == 0) {
+		free(w.names);
+		return NULL;
+	}
+	*len = w.len;
+	*main_at = w.main_at;
+	return w.names;
 }
 
 static void note_libraries(void);

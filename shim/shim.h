@@ -1030,6 +1030,36 @@ void st__hello(void);
 /* st__note_libraries - record the shared objects mapped in this process.
  * Preserves errno. */
 void st__note_libraries(void);
+/*
+ * What a dlopen the shim makes itself adds to the link map (its DT_NEEDED,
+ * which the loader finds and opens itself, unseen), to be judged when it
+ * returns: st__dl_snap, before the call, lists the objects of every
+ * namespace (their link maps and load addresses); st__dl_added, after it,
+ * the names (absolute, or relative to the cwd as the loader found them;
+ * not the shim's own, nor the vDSO's) of the objects of the namespace of
+ * the handle h that the snapshot did not hold, one NUL-terminated name
+ * after another in a buffer to free (NULL: none, or not told: a snapshot
+ * or a buffer that could not be allocated).  skip_main leaves h's own out;
+ * *main_at is the offset of h's name, or -1.  An object another thread's
+ * dlopen added meanwhile is listed too (the loader serialises the two
+ * calls, not the walks around them); one taken out and a new one made at
+ * the same address and load base is not.  Both preserve errno; not
+ * async-signal-safe (malloc, dl_iterate_phdr's lock): for dlopen's callers.
+ */
+#define ST_DL_SMALL 64
+struct st_dl_obj {
+	const struct link_map *map;
+	uintptr_t addr;
+};
+struct st_dl_snap {
+	struct st_dl_obj *objs; /* small, or a malloc'ed array */
+	unsigned n, cap;
+	bool ok; /* every object listed */
+	struct st_dl_obj small[ST_DL_SMALL];
+};
+void st__dl_snap(struct st_dl_snap *s);
+void st__dl_snap_free(struct st_dl_snap *s);
+char *st__dl_added(const struct st_dl_snap *s, void *h, bool skip_main, size_t *len, int *main_at);
 /* This thread entered a dlopen by a tail call (st__libs_later) and has not
  * noted the libraries since: another thread's checked call may have come
  * while the loader was still searching, and taken libs_pending. */

@@ -3751,6 +3751,51 @@ static __attribute__((noinline)) void *dl_checked(bool m, Lmid_t lm, const char 
 	return h;
 }
 
+static void *noted(void *h);
+/*
+ * The objects a dlopen the shim makes itself adds to the link map (by path,
+ * a name with $LIB or $PLATFORM, a bare name along the shim's own search,
+ * and the same by dlmopen), judged when it returns: its DT_NEEDED (and
+ * theirs), which the loader finds along their own paths and opens inside
+ * ld.so, where no wrapper can refuse the open, and the object itself when
+ * the wrapper did not judge it first (a bare name the loader found; where,
+ * it says only after).  Under a policy that can refuse, an object the
+ * sandbox hides, or whose version a fenced --verify refuses, unloads the
+ * whole call again (dlclose of its handle) and the call fails as if that
+ * library were missing: dlerror() says "NAME: cannot open shared object
+ * file: No such file or directory" (EACCES's words for --verify) with NAME
+ * the hidden library's file name (the DT_NEEDED spelling the loader's own
+ * message has when it finds nothing), or the caller's name for the object
+ * itself.  Each object added is judged and recorded (every hidden one a
+ * violation), not only the first.  The constructors of what was loaded have
+ * run by then (the loader opens a DT_NEEDED only inside the call), and an
+ * object that cannot be unloaded (RTLD_NODELETE, DF_1_NODELETE) stays: a
+ * second dlopen finds it loaded and adds nothing to judge.
+ * An object loaded before the call (the same file by another name, a
+ * DT_NEEDED already there by its soname) is not added, so not judged again;
+ * an RTLD_NOLOAD call adds nothing, and no snapshot is taken for it, nor
+ * when the policy cannot refuse (the walk after the call records what was
+ * loaded), nor for the shim's own dlopen (st__depth).
+ */
+struct dl_new {
+	bool on;
+	struct st_dl_snap snap;
+};
+static void dl_new_begin(struct dl_new *s, int flags)
+{
+	s->on = !(flags & RTLD_NOLOAD) && !st__depth && st__g.active && st__listing_filtered();
+	if (s->on)
+		st__dl_snap(&s->snap);
+}
+static void dl_new_free(struct dl_new *s)
+{
+	if (s->on)
+		st__dl_snap_free(&s->snap);
+	s->on = false;
+}
+static void *dl_new_end(struct dl_new *s, bool m, Lmid_t lm, const char *path, int flags,
+			void *h, bool main_judged);
+
 /*
  * What a dlopen of a name with $LIB or $PLATFORM (and no $ORIGIN) loaded,
  * h: the loader expands those two the same for every caller (its own
@@ -3762,15 +3807,18 @@ static __attribute__((noinline)) void *dl_checked(bool m, Lmid_t lm, const char 
  * the check comes after the load: one the sandbox denies, or whose version a
  * fenced --verify refuses, is unloaded again (its constructors have run)
  * and the call fails as a refused one does.  What it brought with it is
- * noted as after a dlopen by name.  A name not found leaves no record (where
- * the loader looked is not known).
+ * judged (dl_new_end) and noted as after a dlopen by name.  A name not
+ * found leaves no record (where the loader looked is not known).
  */
-static void *noted(void *h);
 static __attribute__((noinline)) void *dl_dst(bool m, Lmid_t lm, const char *path, int flags)
 {
+	struct dl_new s;
+	dl_new_begin(&s, flags);
 	void *h = dl_real(m, lm, path, flags);
-	if (h == NULL)
+	if (h == NULL) {
+		dl_new_free(&s);
 		return NULL;
+	}
 	int saved = errno, e = 0;
 	struct link_map *l = NULL;
 	struct st_call c;
@@ -3786,12 +3834,13 @@ static __attribute__((noinline)) void *dl_dst(bool m, Lmid_t lm, const char *pat
 		st__leave(&c);
 	}
 	if (e) {
+		dl_new_free(&s);
 		REAL(dlclose)(h);
 		errno = e;
 		return dl_refused(m, lm, path, flags);
 	}
 	errno = saved;
-	return noted(h);
+	return noted(dl_new_end(&s, m, lm, path, flags, h, true));
 }
 
 /* Does a directory of the search si hold name?  A relative one (an empty or
@@ -4026,28 +4075,102 @@ static void *noted(void *h)
 	return h;
 }
 
+/* h, the call's result (NULL: it failed, nothing to judge), or NULL when an
+ * object it added is refused (h closed, dlerror() set by dl_refused, errno
+ * the refusal's).  main_judged: the wrapper judged h's own file before. */
+static __attribute__((noinline)) void *dl_new_end(struct dl_new *s, bool m, Lmid_t lm,
+						  const char *path, int flags, void *h,
+						  bool main_judged)
+{
+	if (!s->on)
+		return h;
+	size_t len = 0;
+	int main_at = -1;
+	char *names = h ? st__dl_added(&s->snap, h, main_judged, &len, &main_at) : NULL;
+	dl_new_free(s);
+	if (!names)
+		return h;
+	int saved = errno, first = 0;
+	size_t bad = 0;
+	struct st_call c;
+	if (st__enter(&c)) {
+		for (size_t i = 0; i < len; i += strlen(names + i) + 1) {
+			struct st_acc *a = &st__tls_acc[0];
+			st__acc_init(a, AT_FDCWD, names + i, K_R, false);
+			int e = st__pre(a);
+			if (!e) {
+				a->loads = true;
+				st__post(a, 0);
+				e = a->refuse ? EACCES : 0;
+			}
+			if (e && !first) {
+				first = e;
+				bad = i;
+			}
+		}
+		st__leave(&c);
+	}
+	if (!first) {
+		free(names);
+		errno = saved;
+		return h;
+	}
+	REAL(dlclose)(h);
+	const char *say = path;
+	if ((int)bad != main_at) { /* a dependency: its file's name */
+		say = strrchr(names + bad, '/');
+		say = say ? say + 1 : names + bad;
+	}
+	errno = first;
+	h = dl_refused(m, lm, say, flags); /* errno kept: the refusal's */
+	free(names);
+	return h;
+}
+
+/* A library by path (dlopen, or dlmopen into lm when m): the file judged
+ * before the call (dl_checked), what it brought after (dl_new_end). */
+static __attribute__((noinline)) void *dl_path(bool m, Lmid_t lm, const char *path, int flags)
+{
+	struct dl_new s;
+	dl_new_begin(&s, flags);
+	return noted(dl_new_end(&s, m, lm, path, flags, dl_checked(m, lm, path, flags), true));
+}
+
+/* A bare name the shim's own call finds (same_search): recorded now, and so
+ * is a name not found; one hidden is not found there (dl_name_hidden), and
+ * what the call adds is judged (dl_new_end) */
+static __attribute__((noinline)) void *dl_own_name(bool m, Lmid_t lm, const char *path, int flags)
+{
+	char instead[PATH_MAX];
+	struct dl_new s;
+	int hid = has_dst(path) ? 0 : dl_name_hidden(path, m, lm, instead);
+	dl_new_begin(&s, flags);
+	if (hid == 1) {
+		void *h = dl_checked(m, lm, instead, flags);
+		return noted(dl_new_end(&s, m, lm, path, flags, h, true));
+	}
+	if (hid == 2) { /* refused (recorded), said of the bare name */
+		void *h = dl_checked(m, lm, instead, flags);
+		if (!h) {
+			dl_new_free(&s);
+			return dl_refused(m, lm, path, flags);
+		}
+		return noted(dl_new_end(&s, m, lm, path, flags, h, true));
+	}
+	void *h = dl_real(m, lm, path, flags);
+	/* dl_name_missing's dlinfo cleared dlerror's message: the
+	 * loader is asked again, for the caller's dlerror() */
+	if (h == NULL && !has_dst(path) && dl_name_missing(path))
+		h = dl_real(m, lm, path, flags);
+	return noted(dl_new_end(&s, m, lm, path, flags, h, false));
+}
+
 EXPORT void *dlopen(const char *path, int flags)
 {
 	if (!path)
 		return REAL(dlopen)(path, flags);
-	if (!strchr(path, '/') && same_search(__builtin_return_address(0))) {
-		/* found by the search the shim's own call makes: recorded now,
-		 * and so is a name not found; one hidden is not found there */
-		char instead[PATH_MAX];
-		int hid = has_dst(path) ? 0 : dl_name_hidden(path, false, 0, instead);
-		if (hid == 1)
-			return noted(dl_checked(false, 0, instead, flags));
-		if (hid == 2) { /* refused (recorded), said of the bare name */
-			void *h = dl_checked(false, 0, instead, flags);
-			return h ? noted(h) : dl_refused(false, 0, path, flags);
-		}
-		void *h = REAL(dlopen)(path, flags);
-		/* dl_name_missing's dlinfo cleared dlerror's message: the
-		 * loader is asked again, for the caller's dlerror() */
-		if (h == NULL && !has_dst(path) && dl_name_missing(path))
-			h = REAL(dlopen)(path, flags);
-		return noted(h);
-	}
+	if (!strchr(path, '/') && same_search(__builtin_return_address(0)))
+		return dl_own_name(false, 0, path, flags);
 	if (!strchr(path, '/') || dst_in(path, true)) {
 		/* found by the loader's search, which starts at the caller's
 		 * DT_RUNPATH, or spelled with $ORIGIN, the caller's directory:
@@ -4060,7 +4183,7 @@ EXPORT void *dlopen(const char *path, int flags)
 	}
 	if (has_dst(path)) /* $LIB, $PLATFORM: the same for any caller */
 		return dl_dst(false, 0, path, flags);
-	return noted(dl_checked(false, 0, path, flags));
+	return dl_path(false, 0, path, flags);
 }
 /* What a dlopen entered by a tail call loaded is noted before it can be
  * unloaded (closed before the next checked call, it was never recorded). */
@@ -4085,20 +4208,8 @@ EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 {
 	if (lm != LM_ID_BASE)
 		atomic_store_explicit(&st__g.dlmopened, 1, memory_order_relaxed);
-	if (path && !strchr(path, '/') && same_search(__builtin_return_address(0))) {
-		char instead[PATH_MAX];
-		int hid = has_dst(path) ? 0 : dl_name_hidden(path, true, lm, instead);
-		if (hid == 1)
-			return noted(dl_checked(true, lm, instead, flags));
-		if (hid == 2) { /* refused (recorded), said of the bare name */
-			void *h = dl_checked(true, lm, instead, flags);
-			return h ? noted(h) : dl_refused(true, lm, path, flags);
-		}
-		void *h = REAL(dlmopen)(lm, path, flags);
-		if (h == NULL && !has_dst(path) && dl_name_missing(path))
-			h = REAL(dlmopen)(lm, path, flags); /* for dlerror(), as dlopen's */
-		return noted(h);
-	}
+	if (path && !strchr(path, '/') && same_search(__builtin_return_address(0)))
+		return dl_own_name(true, lm, path, flags);
 	if (!path || !strchr(path, '/') || dst_in(path, true)) {
 		if (path) {
 			dl_tail_missing(__builtin_return_address(0), true, lm, path, flags);
@@ -4108,5 +4219,5 @@ EXPORT void *dlmopen(Lmid_t lm, const char *path, int flags)
 	}
 	if (has_dst(path))
 		return dl_dst(true, lm, path, flags);
-	return noted(dl_checked(true, lm, path, flags));
+	return dl_path(true, lm, path, flags);
 }

@@ -214,6 +214,93 @@ if cc -shared -fPIC -o "$W/out/libhid.so" "$W/hid.c"; then
 else
 	bad "cc: the hidden library could not be built"
 fi
+# what a dlopen (dlmopen) brings along, its DT_NEEDED, the loader finds and opens inside ld.so,
+# where no wrapper sees the open: a library the fence hides was loaded all the same and
+# only reported.  Every object the call adds is judged when it returns: a hidden one
+# unloads the call again, which fails as if that library were missing (dlerror() names
+# it, as the loader's own message does), and the violation is reported.  For each form the
+# shim makes the call itself in: a path, a dependency found along LD_LIBRARY_PATH, one two
+# levels down, dlmopen into a new namespace, a bare name (dlopen, dlmopen into the base
+# namespace), a bare name whose first place is hidden, a name with $LIB.  An object there
+# before the call (the same soname loaded from elsewhere, the program's own DT_NEEDED) is
+# not added, so not refused; trace-only, both libraries load and are recorded
+mkdir -p "$W/in/dn/alt" "$W/out/dnh"
+cat > "$W/in/dn/dnt.c" <<'EOF'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+/* dnt MODE NAME [FIRST]: FIRST dlopen'ed first; MODE open: dlopen(NAME), base: dlmopen
+ * into LM_ID_BASE, new: into LM_ID_NEWLM.  "ok" and dna_f(), or dlerror() and whether
+ * NAME is still loaded (RTLD_NOLOAD) */
+int main(int argc, char **argv)
+{
+	if (argc > 3 && !dlopen(argv[3], RTLD_NOW)) {
+		printf("first: %s\n", dlerror());
+		return 1;
+	}
+	void *h = !strcmp(argv[1], "open") ? dlopen(argv[2], RTLD_NOW)
+		  : dlmopen(strcmp(argv[1], "base") ? LM_ID_NEWLM : LM_ID_BASE, argv[2], RTLD_NOW);
+	if (!h) {
+		const char *m = dlerror();
+		char *said = m ? strdup(m) : NULL; /* the next dl call frees it */
+		void *still = dlopen(argv[2], RTLD_NOW | RTLD_NOLOAD);
+		printf("%s|%s\n", said ? said : "(null)", still ? "loaded" : "unloaded");
+		return 1;
+	}
+	int (*f)(void) = (int (*)(void))dlsym(h, "dna_f");
+	printf("ok %d\n", f ? f() : -1);
+	return 0;
+}
+EOF
+printf 'int dnb_f(void) { return 7; }\n' > "$W/in/dn/b.c"
+printf 'int dnb_f(void);\nint dna_f(void) { return dnb_f(); }\n' > "$W/in/dn/a.c"
+printf 'int dna_f(void);\nint dnd_f(void) { return dna_f(); }\n' > "$W/in/dn/d.c"
+dnlib=lib/$(cc -print-multiarch 2>/dev/null)
+if cc -shared -fPIC -Wl,-soname,libdnb.so -o "$W/out/dnh/libdnb.so" "$W/in/dn/b.c" &&
+	cp "$W/out/dnh/libdnb.so" "$W/in/dn/alt/libdnb.so" &&
+	cc -shared -fPIC -o "$W/in/dn/libdna.so" "$W/in/dn/a.c" -L"$W/out/dnh" -ldnb -Wl,-rpath,"$W/out/dnh" &&
+	cc -shared -fPIC -o "$W/in/dn/libdnc.so" "$W/in/dn/a.c" -L"$W/out/dnh" -ldnb &&
+	cc -shared -fPIC -o "$W/in/dn/libdnd.so" "$W/in/dn/d.c" -L"$W/in/dn" -ldna -Wl,-rpath,"$W/in/dn" &&
+	cc -o "$W/in/dn/dnt" "$W/in/dn/dnt.c" -ldl &&
+	cc -o "$W/in/dn/dntpre" "$W/in/dn/dnt.c" -ldl -Wl,--no-as-needed -L"$W/out/dnh" -ldnb -Wl,-rpath,"$W/out/dnh"; then
+	cp "$W/in/dn/libdna.so" "$W/out/dnh/libdna.so"
+	for d in "$dnlib" lib64 lib; do
+		mkdir -p "$W/in/dn/dst/$d" && cp "$W/in/dn/libdna.so" "$W/in/dn/dst/$d/libdna.so"
+	done
+	hidmsg="libdnb.so: cannot open shared object file: No such file or directory|unloaded"
+	n=0
+	for t in "open $W/in/dn/libdna.so" "open $W/in/dn/libdnc.so" "open $W/in/dn/libdnd.so" \
+		"new $W/in/dn/libdna.so" "open libdna.so" "base libdna.so" "open hid:libdna.so" \
+		"open $W/in/dn/dst/\$LIB/libdna.so" "base $W/in/dn/dst/\$LIB/libdna.so"; do
+		n=$((n + 1))
+		how=${t%% *} name=${t#* }
+		llp=
+		case $name in
+			*/libdnc.so) llp=$W/out/dnh ;; # its libdnb.so: no RUNPATH
+			hid:*) llp=$W/out/dnh:$W/in/dn ;; # the hidden copy comes first
+			lib*) llp=$W/in/dn ;;
+		esac
+		for mode in "" --no-cache; do
+			R7=$W/dn$n$mode.jsonl
+			out=$(LC_ALL=C LD_LIBRARY_PATH=$llp "$ST" run $mode --fence --policy "$W/policy" --report "$R7" -- "$W/in/dn/dnt" $how "${name#hid:}")
+			check "dlopen ($t${mode:+, $mode}) of a library needing a hidden one: fails as if it were missing, unloaded (got: $out)" \
+				test "$out" = "$hidmsg"
+			check "... the hidden library a violation" sh -c "grep '\"type\":\"violation\"' '$R7' | grep -qF '\"path\":\"$W/out/dnh/libdnb.so\"'"
+		done
+	done
+	out=$(LC_ALL=C "$ST" run --fence --policy "$W/policy" -- "$W/in/dn/dnt" open "$W/in/dn/libdna.so" "$W/in/dn/alt/libdnb.so")
+	check "dlopen of a library whose DT_NEEDED is loaded already from a visible place: loaded (got: $out)" test "$out" = "ok 7"
+	out=$(LC_ALL=C "$ST" run --fence --policy "$W/policy" -- "$W/in/dn/dntpre" open "$W/in/dn/libdna.so")
+	check "dlopen of a library whose DT_NEEDED the program loaded at its start: loaded, not judged again (got: $out)" test "$out" = "ok 7"
+	R7=$W/dn-trace.jsonl
+	out=$(LC_ALL=C "$ST" run --report "$R7" -- "$W/in/dn/dnt" open "$W/in/dn/libdna.so")
+	check "dlopen of a library needing another, trace only: loaded (got: $out)" test "$out" = "ok 7"
+	check "... the library recorded" has R "$W/in/dn/libdna.so" "$R7"
+	check "... the library it needs recorded" has R "$W/out/dnh/libdnb.so" "$R7"
+else
+	bad "cc: the DT_NEEDED libraries could not be built"
+fi
 # a spawn's file actions move its child (addchdir_np, addfchdir_np): the relative names
 # of the actions after them and the relative program are the child's, looked up from
 # there; each is judged and recorded there, not in the parent's cwd (where an open was

@@ -253,6 +253,27 @@ if cc -shared -fPIC -o libv.so v.c; then
 		check "verify --fence, dlopen $name changed: violation marked hidden" sh -c "grep '\"class\":\"integrity\"' rvdl.jsonl | grep -q '\"hidden\":true'"
 		for d in "$lib" lib64 lib "plat/$plat" plat/haswell plat/xeon_phi; do cp libv.so "dl/$d/libv.so"; done
 	done
+	# a library it brings along, its DT_NEEDED (opened inside the loader, where no wrapper
+	# sees it), whose version fails verification: loaded and only reported, and now the
+	# dlopen fails as if that library were missing (EACCES's words), unloaded again
+	mkdir -p dl/need
+	printf 'int v_f(void);\nint vn_f(void) { return v_f(); }\n' > vn.c
+	if cc -shared -fPIC -Wl,-soname,libv.so -o dl/need/libv.so v.c &&
+		cc -shared -fPIC -o dl/libvn.so vn.c -Ldl/need -lv -Wl,-rpath,"$W/dl/need"; then
+		for how in "" ns; do
+			"$ST" run --manifest mdn --hash-cache none --report rmdn.jsonl -- "$DRV" dlerror-text "$W/dl/libvn.so" $how >/dev/null
+			out=$(LC_ALL=C "$ST" run --fence --policy allow.policy --verify mdn --hash-cache none --report rvdn0.jsonl -- "$DRV" dlerror-text "$W/dl/libvn.so" $how)
+			check "verify --fence, dlopen${how:+ ($how)} of a library whose DT_NEEDED is unchanged: loaded (got: $out)" test "$out" = "ok|(null)"
+			printf x >> dl/need/libv.so
+			out=$(LC_ALL=C "$ST" run --fence --policy allow.policy --verify mdn --hash-cache none --report rvdn.jsonl -- "$DRV" dlerror-text "$W/dl/libvn.so" $how)
+			check "verify --fence, dlopen${how:+ ($how)} of a library whose DT_NEEDED changed: refused, naming it (got: $out)" \
+				test "$out" = "libv.so: cannot open shared object file: Permission denied|(null)"
+			check "... its integrity violation marked hidden" sh -c "grep '\"class\":\"integrity\"' rvdn.jsonl | grep -F '$W/dl/need/libv.so' | grep -q '\"hidden\":true'"
+			cc -shared -fPIC -Wl,-soname,libv.so -o dl/need/libv.so v.c
+		done
+	else
+		bad "cc: the DT_NEEDED verify test could not be built"
+	fi
 else
 	bad "cc: the dlopen verify test could not be built"
 fi
