@@ -345,6 +345,35 @@ static const char *jstr(json_t *o, const char *k)
 	return v != NULL ? v : "?";
 }
 
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * The pids of the untraced process records in list (struct st__report_scan's
+ * untraced_list), sorted, for bsearch; *n their count.  NULL when there are
+ * none or no memory (every access record is then printed).  The caller frees.
+ */
+static long long *untraced_pids(json_t *list, size_t *n)
+{
+	size_t i, k = 0;
+	json_t *v;
+	long long *p = malloc((json_array_size(list) + 1) * sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	json_array_foreach(list, i, v)
+	{
+		const char *type = json_string_value(json_object_get(v, "type"));
+		if (type && strcmp(type, "process") == 0)
+			p[k++] = json_integer_value(json_object_get(v, "pid"));
+	}
+	qsort(p, k, sizeof(*p), cmp_ll);
+	*n = k;
+	return p;
+}
+
 /* Print the human summary of a scanned report to f. */
 static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose)
 {
@@ -379,16 +408,28 @@ static void print_summary(FILE *f, const struct st__report_scan *s, bool verbose
 				(long long)json_integer_value(json_object_get(v, "pid")),
 				jstr(v, "class"), jstr(v, "rule"));
 		}
+		/* An untraced program has two records: its exec's access record
+		 * ("untraced", the first exec of its path only) and its process
+		 * record ("traced":false, each process).  The access record is
+		 * printed only when its process has no such record (a report
+		 * from before process records, a daemon lost before it wrote
+		 * it), so each untraced process is one line. */
+		size_t npids = 0;
+		long long *pids = untraced_pids(s->untraced_list, &npids);
 		json_array_foreach(s->untraced_list, i, v)
 		{
 			const char *type = json_string_value(json_object_get(v, "type"));
 			bool proc = type && strcmp(type, "process") == 0;
+			long long pid = json_integer_value(json_object_get(v, "pid"));
+			if (!proc && pids != NULL &&
+			    bsearch(&pid, pids, npids, sizeof(*pids), cmp_ll) != NULL)
+				continue;
 			const char *why =
 			    json_string_value(json_object_get(v, proc ? "why" : "untraced"));
 			fprintf(f, "  untraced: %s (%s, pid %lld)\n",
-				jstr(v, proc ? "exe" : "path"), why ? why : "?",
-				(long long)json_integer_value(json_object_get(v, "pid")));
+				jstr(v, proc ? "exe" : "path"), why ? why : "?", pid);
 		}
+		free(pids);
 	}
 	if (verbose && have) {
 		uint64_t miss = m->calls > m->hits ? m->calls - m->hits : 0;

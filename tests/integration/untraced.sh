@@ -15,6 +15,13 @@ gcc -static -o st p.c 2>/dev/null && {
 	check "static: output unchanged" test "$out" = hi
 	check "static: reported as untraced static" test "$(untraced_why r1.jsonl st)" = static
 	check "static: run marked incomplete" test "$(summary_field r1.jsonl complete)" = false
+	# the summary lists each untraced process once: its exec's access record (the
+	# first exec of the path) is not listed beside its process record (run twice:
+	# 3 lines for "2 untraced" before, the first process's twice)
+	"$ST" run --report r1d.jsonl -- sh -c './st; ./st' >/dev/null 2>&1
+	lines=$("$ST" report r1d.jsonl | grep -c '^  untraced: .*/st (static, pid ')
+	check "static run twice: the summary lists two untraced processes, each once (got: $lines, count $(summary_field r1d.jsonl untraced))" \
+		test "$lines" = 2 -a "$(summary_field r1d.jsonl untraced)" = 2
 	# the same probe on the other ways in: posix_spawn, and fexecve (by descriptor)
 	out=$("$ST" run --report r1s.jsonl -- python3 -c 'import os,sys
 pid = os.posix_spawn("./st", ["st"], os.environ); sys.exit(os.waitpid(pid, 0)[1])')
