@@ -528,6 +528,19 @@ void st__after_fork_child(void);
  * a forked child undoes a swap another thread of its parent was making. */
 const char *st__env_unswap(const char *e);
 void st__env_unswap_child(void);
+/* st__env_fork_enter - a fork is about to be made (the fork prepare step):
+ * waits until no putenv or unsetenv the time-zone wrappers make runs in
+ * another thread, and holds new ones back until st__env_fork_leave (the
+ * parent step; the child starts with none held).  Preserves errno. */
+void st__env_fork_enter(void);
+void st__env_fork_leave(void);
+/* st__env_shell_enter - system(), popen() or wordexp() is about to run the
+ * shell with environ itself: waits until no time-zone or LOCPATH swap (or
+ * TZ entry put in) of another thread is in environ, and makes none until
+ * st__env_shell_leave (those calls meanwhile are violations, not refused).
+ * Preserves errno. */
+void st__env_shell_enter(void);
+void st__env_shell_leave(void);
 
 /* One intercepted access of one path. */
 struct st_acc {

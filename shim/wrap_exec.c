@@ -1781,6 +1781,7 @@ void st__fork_prepare(void)
 	/* inside the shim while the lock is held: a signal handler that runs
 	 * now passes through instead of waiting for the lock */
 	st__depth++;
+	st__env_fork_enter();
 	pthread_mutex_lock(&st__g.lock);
 	fork_from = st__g.pid;
 	fork_held = true;
@@ -1792,6 +1793,7 @@ void st__fork_parent(void)
 	fork_held = false;
 	int saved = errno;
 	pthread_mutex_unlock(&st__g.lock);
+	st__env_fork_leave();
 	errno = saved;
 	st__depth--;
 }
@@ -2141,7 +2143,8 @@ static char **swap_environ(struct st_env *env)
  * back into environ for the call (swap_environ).  shell_begin leaves the
  * shim (the opens the call makes are checked as the program's); shell_end
  * puts environ back, keeping the call's errno (not called after a
- * refusal).  NULL and *refused false: nothing to put back. */
+ * refusal); between the two no swap of environ is made
+ * (st__env_shell_enter).  NULL and *refused false: nothing to put back. */
 static char **shell_begin(struct st_call *c, struct st_env *env, bool *refused)
 {
 	struct st_acc *a = &st__tls_acc[0];
@@ -2153,6 +2156,8 @@ static char **shell_begin(struct st_call *c, struct st_env *env, bool *refused)
 	}
 	st__post(a, 0);
 	note_link(a); /* /bin/sh is a link to the shell that runs */
+	/* no time-zone or LOCPATH swap in environ while libc hands it on */
+	st__env_shell_enter();
 	char **old = swap_environ(env);
 	st__leave(c);
 	errno = c->saved_errno;
@@ -2165,6 +2170,7 @@ static void shell_end(char **old, struct st_env *env)
 		environ = old;
 		env_free(env);
 	}
+	st__env_shell_leave();
 	errno = after;
 }
 

@@ -403,9 +403,29 @@ struct env_swap {
 };
 static __thread unsigned swaps_mine;
 
+/*
+ * system(), popen() and wordexp() run the shell with libc's internal spawn,
+ * which passes environ itself to the kernel: a swap or a TZ entry put in by
+ * another thread meanwhile went to the shell (TZ=UTC0 in 15 of 40 children
+ * of a program whose other thread called localtime), and an unsetenv that
+ * shifted the array while the kernel copied it made the exec fail (popen:
+ * NULL, ENOMEM).  While one of them runs (env_shells, st__env_shell_enter
+ * and _leave), no swap is made: swap_take fails, as for a second swap of a
+ * kind (a violation, not refused); st__env_shell_enter waits for those
+ * under way to end (each lock taken once and given back).  The count is
+ * raised, then each lock taken; a swap takes its lock, then reads the
+ * count (sequentially consistent both): one of the two sees the other.
+ */
+static atomic_uint env_shells;
+
 static bool swap_take(struct env_swap *w)
 {
-	return !atomic_flag_test_and_set_explicit(&w->lock, memory_order_acquire);
+	if (atomic_flag_test_and_set(&w->lock))
+		return false;
+	if (!atomic_load(&env_shells))
+		return true;
+	atomic_flag_clear_explicit(&w->lock, memory_order_release);
+	return false;
 }
 /* taken and not put after all */
 static void swap_drop(struct env_swap *w) { atomic_flag_clear_explicit(&w->lock, memory_order_release); }
@@ -524,6 +544,47 @@ static int libc_unsetenv(const char *name)
 	return ((int (*)(const char *))(p ? p : st__resolve(&tz_real_unsetenv, "unsetenv")))(name);
 }
 
+/*
+ * A fork against the insertion's putenv and unsetenv: libc's fork does not
+ * take libc's environment lock (glibc 2.36 posix/fork.c), so a child forked
+ * while another thread was inside one of them inherits that lock taken and
+ * its first setenv, putenv or unsetenv waited for ever (fence: 145 of 300
+ * children of a program whose other thread called localtime hung; untraced
+ * none: the program itself never set a variable in a thread).  A fork
+ * (st__env_fork_enter, from the shim's fork prepare step) waits until no
+ * such call runs, and none starts until the fork is over
+ * (st__env_fork_leave, the parent and child steps); a Dekker pair of
+ * sequentially consistent flags: the inserter raises tz_envop and then
+ * reads tz_forks, the fork raises tz_forks and then reads tz_envop, so at
+ * least one sees the other.  The wait is short (one putenv, or one fork);
+ * an insertion of the forking thread itself (a signal handler's fork
+ * interrupted it) is not waited for: the child inherits what the program's
+ * own setenv interrupted there would have left.
+ */
+static atomic_uint tz_forks;  /* forks under way */
+static atomic_bool tz_envop;  /* the insertion's putenv or unsetenv runs */
+static void tz_envop_begin(void)
+{
+	for (;;) {
+		atomic_store(&tz_envop, true);
+		if (!atomic_load(&tz_forks))
+			return;
+		atomic_store(&tz_envop, false);
+		while (atomic_load(&tz_forks))
+			sched_yield();
+	}
+}
+static void tz_envop_end(void) { atomic_store(&tz_envop, false); }
+void st__env_fork_enter(void)
+{
+	atomic_fetch_add(&tz_forks, 1);
+	if (swaps_mine & tz_sw.bit)
+		return;
+	while (atomic_load(&tz_envop))
+		sched_yield();
+}
+void st__env_fork_leave(void) { atomic_fetch_sub(&tz_forks, 1); }
+
 /* Put tz_sub_dflt into environ, tz_sw's lock held.  false: not put (TZ was
  * set meanwhile, or no memory), and the lock given back.  Preserves errno. */
 static bool tz_insert(void)
@@ -531,7 +592,9 @@ static bool tz_insert(void)
 	int saved = errno;
 	swaps_mine |= tz_sw.bit;
 	atomic_store_explicit(&tz_ins, true, memory_order_release);
+	tz_envop_begin();
 	bool ok = !env_entry("TZ") && libc_putenv(tz_sub_dflt) == 0;
+	tz_envop_end();
 	if (!ok) {
 		atomic_store_explicit(&tz_ins, false, memory_order_relaxed);
 		swaps_mine &= ~tz_sw.bit;
@@ -548,7 +611,9 @@ static void tz_uninsert(void)
 	int saved = errno;
 	for (char **e = environ; e && *e; e++)
 		if (*e == tz_sub_dflt) {
+			tz_envop_begin();
 			libc_unsetenv("TZ");
+			tz_envop_end();
 			break;
 		}
 	atomic_store_explicit(&tz_ins, false, memory_order_relaxed);
@@ -944,8 +1009,28 @@ const char *st__env_unswap(const char *e)
 		return NULL;
 	return e == loc_env ? swap_held(&loc_sw, e) : e;
 }
+void st__env_shell_enter(void)
+{
+	atomic_fetch_add(&env_shells, 1);
+	struct env_swap *all[] = {&tz_sw, &loc_sw};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		/* (this thread's own, interrupted by a signal handler: not
+		 * waited for) */
+		if (swaps_mine & all[i]->bit)
+			continue;
+		while (atomic_flag_test_and_set(&all[i]->lock))
+			sched_yield();
+		swap_drop(all[i]);
+	}
+}
+void st__env_shell_leave(void) { atomic_fetch_sub(&env_shells, 1); }
 void st__env_unswap_child(void)
 {
+	/* the child's one thread: no fork, shell or insertion of another
+	 * under way */
+	atomic_store(&tz_forks, 0);
+	atomic_store(&env_shells, 0);
+	atomic_store(&tz_envop, false);
 	swap_undo_child(&tz_sw);
 	tz_uninsert_child();
 	swap_undo_child(&loc_sw);

@@ -78,12 +78,17 @@ extern char **environ;
  *   tz-first HOW: libc's tzset first run by HOW (gmtime, gmtime_r, timegm, strftime,
  *     wcsftime, syslog, strptime), then prints "%H %z" of localtime_r(1700000000)
  *   tz-env N [VAR]: a thread calls localtime_r, localtime and newlocale (a locale LOCPATH may hold)
- *     without a pause while N children are spawned and N forked, each reporting its VAR (TZ
- *     when not given); prints "differ=K VAR=..." (K: children whose VAR was not the parent's)
+ *     without a pause while N children are spawned, N forked, N shells run by system() and N
+ *     by popen(), each reporting its VAR (TZ when not given); prints "differ=K VAR=..." (K:
+ *     children whose VAR was not the parent's, or whose system() or popen() failed)
  *   tz-unset N: the same thread with TZ not set, while this one reads TZ N times with getenv
- *     and secure_getenv and runs N/100 children by posix_spawn and N/100 by fork; prints
+ *     and secure_getenv and runs N/100 children by posix_spawn, by system(), by popen() and
+ *     by fork; prints
  *     "differ=K entries=E TZ=..." (K: reads and children that found a TZ; E: environ's TZ
  *     entries at the end)
+ *   tz-forkenv N: the same thread with TZ not set, while this one forks N children, each
+ *     setting and unsetting a variable; prints "hung=H of I" (H: children that waited for
+ *     libc's environment lock for good, the run stopping at the first; I: children made)
  *   tz-show -: the zone libc uses by localtime_r (first), localtime, mktime, ctime, tzset, one
  *     line each, then "TZ=VALUE entries=E" (E: environ's TZ entries)
  *   tz-clearenv N: a thread calls localtime_r, ctime_r and gmtime_r without a pause while
@@ -389,7 +394,9 @@ static void print_errno_name(int fd)
 }
 /* tz-env N: a thread calls localtime_r without a pause while this one runs N
  * children, each printing the TZ it got in its environment: N by
- * posix_spawn of /usr/bin/printenv, N by fork (getenv in the child); prints
+ * posix_spawn of /usr/bin/printenv, N by fork (getenv in the child), N
+ * shells by system() and N by popen() (printenv; one whose call failed
+ * counts as one that differs); prints
  * how many children saw another TZ than the parent's ("differ=K"), and the
  * parent's own TZ at the end */
 static volatile int tz_stop;
@@ -434,6 +441,36 @@ static int tz_end(pthread_t th, long differ)
 	printf("differ=%ld %s=%s\n", differ, tz_var, getenv(tz_var));
 	return 0;
 }
+/* What a shell run by system() (how 0) or popen() (1) prints for "printenv
+ * VAR" (its lines, at most size - 1 bytes, into got); -1 when the call
+ * failed (popen NULL, system -1 or a shell that could not run) */
+static int shell_printenv(int how, const char *var, char *got, size_t size)
+{
+	char cmd[600];
+	size_t have = 0;
+	ssize_t r;
+	got[0] = 0;
+	if (how == 1) {
+		snprintf(cmd, sizeof(cmd), "printenv %s", var);
+		FILE *f = popen(cmd, "r");
+		if (!f)
+			return -1;
+		have = fread(got, 1, size - 1, f);
+		got[have] = 0;
+		return pclose(f) == -1 ? -1 : 0;
+	}
+	int p[2];
+	if (pipe(p))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "printenv %s >&%d", var, p[1]);
+	int st = system(cmd);
+	close(p[1]);
+	while (have < size - 1 && (r = read(p[0], got + have, size - 1 - have)) > 0)
+		have += (size_t)r;
+	got[have] = 0;
+	close(p[0]);
+	return st == -1 || (WIFEXITED(st) && WEXITSTATUS(st) == 127) ? -1 : 0;
+}
 static int tz_env(long n)
 {
 	char want[512];
@@ -441,6 +478,12 @@ static int tz_env(long n)
 	if (!tz_start(want, "\n", &th))
 		return 2;
 	long differ = 0;
+	/* then N by system() and N by popen() */
+	for (long i = 0; i < 2 * n; i++) {
+		char got[512];
+		if (shell_printenv(i < n, tz_var, got, sizeof(got)) || strcmp(got, want))
+			differ++;
+	}
 	for (long i = 0; i < 2 * n; i++) {
 		int p[2];
 		if (pipe(p))
@@ -584,7 +627,8 @@ static int tz_setenv(long n)
 /* tz-unset N: TZ not set (the default zone file, /etc/localtime, may be
  * hidden: the wrapper puts a TZ in for libc's call): tz_loop's thread runs
  * while this one reads TZ with getenv and secure_getenv N times, and spawns
- * printenv N/100 times and forks N/100 times, each child reporting its TZ
+ * printenv N/100 times, runs it by system() and popen() N/100 times each
+ * and forks N/100 times, each child reporting its TZ
  * (getenv, and environ's own entries in the forked one); prints "differ=K
  * entries=E TZ=..." (K: reads and children that found a TZ; E: environ's
  * TZ entries at the end) */
@@ -602,6 +646,11 @@ static int tz_unset(long n)
 		differ += secure_getenv("TZ") != NULL;
 		if (i % 100)
 			continue;
+		for (int how = 0; how < 2; how++) {
+			char got[64];
+			/* (a call that failed counts) */
+			differ += shell_printenv(how, "TZ", got, sizeof(got)) || got[0];
+		}
 		for (int k = 0; k < 2; k++) {
 			int p[2];
 			pid_t pid;
@@ -635,6 +684,35 @@ static int tz_unset(long n)
 	for (char **e = environ; *e; e++)
 		entries += !strncmp(*e, "TZ=", 3);
 	printf("differ=%ld entries=%d TZ=%s\n", differ, entries, getenv("TZ") ? getenv("TZ") : "(unset)");
+	return 0;
+}
+/* tz-forkenv N: tz_loop's thread runs (TZ not set and /etc/localtime hidden:
+ * the wrapper puts a TZ entry in for libc's call with libc's putenv and
+ * takes it out with its unsetenv) while this one forks N times; each child
+ * sets, reads and unsets a variable of its own (libc's environment lock)
+ * and exits, a SIGALRM ending one that waits for 2 s; stops at the first
+ * such child.  Prints "hung=H of I" (I: the children made) */
+static int tz_forkenv(long n)
+{
+	pthread_t th;
+	tz_stop = 0;
+	if (pthread_create(&th, NULL, tz_loop, NULL))
+		return 2;
+	long i, hung = 0;
+	for (i = 0; i < n && !hung; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			alarm(2);
+			setenv("ST_FORKENV", "1", 1);
+			_exit(!getenv("ST_FORKENV") || unsetenv("ST_FORKENV"));
+		}
+		int st;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid)
+			return 2;
+		hung += WIFSIGNALED(st);
+	}
+	tz_join(th);
+	printf("hung=%ld of %ld\n", hung, i);
 	return 0;
 }
 /* tz-show: the zone libc uses, through each way in: localtime_r (the
@@ -1879,6 +1957,8 @@ int main(int argc, char **argv)
 		return tz_first(p);
 	} else if (!strcmp(c, "tz-show")) {
 		return tz_show();
+	} else if (!strcmp(c, "tz-forkenv") && p) {
+		return tz_forkenv(atol(p));
 	} else if (!strcmp(c, "tz-unset") && p) {
 		return tz_unset(atol(p));
 	} else if (!strcmp(c, "tz-clearenv") && p) {

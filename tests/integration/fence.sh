@@ -1413,6 +1413,16 @@ if [ "$(id -u)" = 0 ] && unshare -m --propagation private true 2>/dev/null &&
 else
 	echo "skip - TZ not set and /etc/localtime hidden: needs root and a private mount namespace (unshare -m)"
 fi
+# ... and the insertion's putenv and unsetenv (libc's, under libc's environment lock) run
+# in a thread of the program's that never sets a variable itself: a child forked by
+# another thread meanwhile inherited that lock taken (libc's fork does not take it) and
+# its first setenv waited for ever (about every other child).  A fork waits for them.
+{ printf 'deny read /etc/localtime\n'; cat "$W/policy"; } > "$W/tzpol2"
+out=$(env -u TZ "$ST" run --fence --policy "$W/tzpol2" -- "$DRV" tz-forkenv 200)
+check "TZ not set, /etc/localtime hidden: a child forked meanwhile can set a variable (got: $out)" \
+	test "$out" = "hung=0 of 200"
+out=$(env -u TZ "$ST" run --policy "$W/tzpol2" -- "$DRV" tz-forkenv 200)
+check "... and with a deny rule, no fence (got: $out)" test "$out" = "hung=0 of 200"
 # The wrappers looked TZ up (getenv) at every localtime_r, ctime_r and gmtime_r, where
 # libc's own code reads it only at the process's first: a program whose other thread
 # sets and clears its environment meanwhile (clearenv frees the array) crashed traced
