@@ -1070,6 +1070,9 @@ struct st_dl_snap {
 	bool ok; /* every object listed */
 	struct st_dl_obj small[ST_DL_SMALL];
 };
+/* st__dl_lock_child - in a forked child: the lock of the dlopen wrappers'
+ * judged calls (wrap_fs.c dl_lock) free again, unless this thread held it */
+void st__dl_lock_child(void);
 void st__dl_snap(struct st_dl_snap *s);
 void st__dl_snap_free(struct st_dl_snap *s);
 char *st__dl_added(const struct st_dl_snap *s, void *h, bool skip_main, size_t *len, int *main_at);

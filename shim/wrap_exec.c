@@ -1748,6 +1748,7 @@ static void forked_child(int32_t parent)
 {
 	st__after_fork_child();
 	st__env_unswap_child();
+	st__dl_lock_child();
 	if (!st__log_hello_as(parent))
 		st__hello();
 }

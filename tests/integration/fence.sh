@@ -228,13 +228,44 @@ mkdir -p "$W/in/dn/alt" "$W/out/dnh"
 cat > "$W/in/dn/dnt.c" <<'EOF'
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 /* dnt MODE NAME [FIRST]: FIRST dlopen'ed first; MODE open: dlopen(NAME), base: dlmopen
  * into LM_ID_BASE, new: into LM_ID_NEWLM.  "ok" and dna_f(), or dlerror() and whether
- * NAME is still loaded (RTLD_NOLOAD) */
+ * NAME is still loaded (RTLD_NOLOAD).  MODE threads: 4 threads each dlopen NAME and FIRST
+ * (then dlclose them) 200 times; prints "loaded=L failed=F" (L: NAME's calls that
+ * returned a handle, F: FIRST's that did not) */
+static const char *tn, *tf;
+static int tl, tfail;
+static void *thr(void *arg)
+{
+	for (int i = 0; i < 200; i++) {
+		void *h = dlopen(tn, RTLD_NOW);
+		if (h) {
+			__atomic_add_fetch(&tl, 1, __ATOMIC_RELAXED);
+			dlclose(h);
+		}
+		if (!(h = dlopen(tf, RTLD_NOW)))
+			__atomic_add_fetch(&tfail, 1, __ATOMIC_RELAXED);
+		else
+			dlclose(h);
+	}
+	return arg;
+}
 int main(int argc, char **argv)
 {
+	if (!strcmp(argv[1], "threads") && argc > 3) {
+		pthread_t t[4];
+		tn = argv[2];
+		tf = argv[3];
+		for (int i = 0; i < 4; i++)
+			pthread_create(&t[i], NULL, thr, NULL);
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+		printf("loaded=%d failed=%d\n", tl, tfail);
+		return 0;
+	}
 	if (argc > 3 && !dlopen(argv[3], RTLD_NOW)) {
 		printf("first: %s\n", dlerror());
 		return 1;
@@ -256,14 +287,16 @@ EOF
 printf 'int dnb_f(void) { return 7; }\n' > "$W/in/dn/b.c"
 printf 'int dnb_f(void);\nint dna_f(void) { return dnb_f(); }\n' > "$W/in/dn/a.c"
 printf 'int dna_f(void);\nint dnd_f(void) { return dna_f(); }\n' > "$W/in/dn/d.c"
+printf 'int dne_f(void) { return 5; }\n' > "$W/in/dn/e.c"
 dnlib=lib/$(cc -print-multiarch 2>/dev/null)
 if cc -shared -fPIC -Wl,-soname,libdnb.so -o "$W/out/dnh/libdnb.so" "$W/in/dn/b.c" &&
 	cp "$W/out/dnh/libdnb.so" "$W/in/dn/alt/libdnb.so" &&
 	cc -shared -fPIC -o "$W/in/dn/libdna.so" "$W/in/dn/a.c" -L"$W/out/dnh" -ldnb -Wl,-rpath,"$W/out/dnh" &&
 	cc -shared -fPIC -o "$W/in/dn/libdnc.so" "$W/in/dn/a.c" -L"$W/out/dnh" -ldnb &&
 	cc -shared -fPIC -o "$W/in/dn/libdnd.so" "$W/in/dn/d.c" -L"$W/in/dn" -ldna -Wl,-rpath,"$W/in/dn" &&
-	cc -o "$W/in/dn/dnt" "$W/in/dn/dnt.c" -ldl &&
-	cc -o "$W/in/dn/dntpre" "$W/in/dn/dnt.c" -ldl -Wl,--no-as-needed -L"$W/out/dnh" -ldnb -Wl,-rpath,"$W/out/dnh"; then
+	cc -shared -fPIC -o "$W/in/dn/libdne.so" "$W/in/dn/e.c" &&
+	cc -pthread -o "$W/in/dn/dnt" "$W/in/dn/dnt.c" -ldl &&
+	cc -pthread -o "$W/in/dn/dntpre" "$W/in/dn/dnt.c" -ldl -Wl,--no-as-needed -L"$W/out/dnh" -ldnb -Wl,-rpath,"$W/out/dnh"; then
 	cp "$W/in/dn/libdna.so" "$W/out/dnh/libdna.so"
 	for d in "$dnlib" lib64 lib; do
 		mkdir -p "$W/in/dn/dst/$d" && cp "$W/in/dn/libdna.so" "$W/in/dn/dst/$d/libdna.so"
@@ -288,6 +321,15 @@ if cc -shared -fPIC -Wl,-soname,libdnb.so -o "$W/out/dnh/libdnb.so" "$W/in/dn/b.
 				test "$out" = "$hidmsg"
 			check "... the hidden library a violation" sh -c "grep '\"type\":\"violation\"' '$R7' | grep -qF '\"path\":\"$W/out/dnh/libdnb.so\"'"
 		done
+	done
+	# ... from several threads at once, with a library that needs nothing: each call
+	# judged what another thread's loaded meanwhile (one judged call at a time now): the
+	# library needing a hidden one was loaded, not refused, when another thread's call
+	# had loaded it and not yet unloaded it, and the other refused for that one's
+	for mode in "" --no-cache; do
+		out=$(LC_ALL=C "$ST" run $mode --fence --policy "$W/policy" -- "$W/in/dn/dnt" threads "$W/in/dn/libdna.so" "$W/in/dn/libdne.so")
+		check "dlopen from 4 threads at once${mode:+ ($mode)}: the library needing a hidden one never loaded, the other always (got: $out)" \
+			test "$out" = "loaded=0 failed=0"
 	done
 	out=$(LC_ALL=C "$ST" run --fence --policy "$W/policy" -- "$W/in/dn/dnt" open "$W/in/dn/libdna.so" "$W/in/dn/alt/libdnb.so")
 	check "dlopen of a library whose DT_NEEDED is loaded already from a visible place: loaded (got: $out)" test "$out" = "ok 7"
