@@ -441,6 +441,19 @@ static int tz_end(pthread_t th, long differ)
 	printf("differ=%ld %s=%s\n", differ, tz_var, getenv(tz_var));
 	return 0;
 }
+/* posix_spawn "printenv VAR" with its stdout on fd (libc's spawn with the
+ * program's environ, as a build's make would); 0 or posix_spawn's error */
+static int spawn_printenv(pid_t *pid, const char *var, int fd)
+{
+	char *argv[] = {"printenv", (char *)var, NULL};
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd, 1);
+	int e = posix_spawn(pid, "/usr/bin/printenv", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	return e;
+}
+
 /* What a shell run by system() (how 0) or popen() (1) prints for "printenv
  * VAR" (its lines, at most size - 1 bytes, into got); -1 when the call
  * failed (popen NULL, system -1 or a shell that could not run) */
@@ -490,13 +503,8 @@ static int tz_env(long n)
 			return 2;
 		pid_t pid;
 		if (i < n) {
-			char *argv[] = {"printenv", (char *)tz_var, NULL};
-			posix_spawn_file_actions_t fa;
-			posix_spawn_file_actions_init(&fa);
-			posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-			if (posix_spawn(&pid, "/usr/bin/printenv", &fa, NULL, argv, environ))
+			if (spawn_printenv(&pid, tz_var, p[1]))
 				return 2;
-			posix_spawn_file_actions_destroy(&fa);
 		} else if ((pid = fork()) == 0) {
 			const char *v = getenv(tz_var);
 			char line[512];
@@ -657,13 +665,8 @@ static int tz_unset(long n)
 			if (pipe(p))
 				return 2;
 			if (k == 0) {
-				char *argv[] = {"printenv", "TZ", NULL};
-				posix_spawn_file_actions_t fa;
-				posix_spawn_file_actions_init(&fa);
-				posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-				if (posix_spawn(&pid, "/usr/bin/printenv", &fa, NULL, argv, environ))
+				if (spawn_printenv(&pid, "TZ", p[1]))
 					return 2;
-				posix_spawn_file_actions_destroy(&fa);
 			} else if ((pid = fork()) == 0) {
 				int found = getenv("TZ") != NULL;
 				for (char **e = environ; *e; e++)
