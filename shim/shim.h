@@ -881,11 +881,12 @@ bool st__record_path0(int dirfd, const char *path, unsigned kind, bool nofollow,
  * preserves errno. */
 int st__own_judge(const char *path, unsigned kind);
 /* st__own_check - the same judging core, for a caller already inside an
- * entered call (st__enter; access slot 0): the zone file's tz_judge.  Marks
- * the read as one libc makes by path inside the call (st_acc.loads), so a
- * version that fails --verify is refused under a fence.  errno is left to
- * the caller. */
-int st__own_check(const char *path, unsigned kind);
+ * entered call (st__enter; access slot 0): the zone file's tz_judge, and
+ * the libraries a dlopen loaded (found 0: they are there; -1: looked up
+ * with a faccessat).  Marks the read as one made by path inside the call
+ * (st_acc.loads), so a version that fails --verify is refused under a
+ * fence.  errno is left to the caller. */
+int st__own_check(const char *path, unsigned kind, int found);
 /* st__nss_passwd - record the user database's files (nsswitch.conf, and
  * /etc/passwd for the files source) after a lookup libc made by an internal
  * call inside another public function (glob's and wordexp's tilde, cuserid,

@@ -585,6 +585,14 @@ void st__env_fork_enter(void)
 }
 void st__env_fork_leave(void) { atomic_fetch_sub(&tz_forks, 1); }
 
+/* The insertion over (not made, or taken out again): tz_sw's lock given
+ * back */
+static void tz_ins_over(void)
+{
+	atomic_store_explicit(&tz_ins, false, memory_order_relaxed);
+	swaps_mine &= ~tz_sw.bit;
+	swap_drop(&tz_sw);
+}
 /* Put tz_sub_dflt into environ, tz_sw's lock held.  false: not put (TZ was
  * set meanwhile, or no memory), and the lock given back.  Preserves errno. */
 static bool tz_insert(void)
@@ -595,11 +603,8 @@ static bool tz_insert(void)
 	tz_envop_begin();
 	bool ok = !env_entry("TZ") && libc_putenv(tz_sub_dflt) == 0;
 	tz_envop_end();
-	if (!ok) {
-		atomic_store_explicit(&tz_ins, false, memory_order_relaxed);
-		swaps_mine &= ~tz_sw.bit;
-		swap_drop(&tz_sw);
-	}
+	if (!ok)
+		tz_ins_over();
 	errno = saved;
 	return ok;
 }
@@ -616,9 +621,7 @@ static void tz_uninsert(void)
 			tz_envop_end();
 			break;
 		}
-	atomic_store_explicit(&tz_ins, false, memory_order_relaxed);
-	swaps_mine &= ~tz_sw.bit;
-	swap_drop(&tz_sw);
+	tz_ins_over();
 	errno = saved;
 }
 /* In a forked child: another thread's insertion taken out by hand (the
@@ -634,8 +637,7 @@ static void tz_uninsert_child(void)
 				;
 			break;
 		}
-	atomic_store_explicit(&tz_ins, false, memory_order_relaxed);
-	swap_drop(&tz_sw);
+	tz_ins_over(); /* (not this thread's: swaps_mine has no bit) */
 }
 /* libc's tzset has run in this process (its is_initialized): a call that
  * reads TZ only at the first (localtime_r ...) reads nothing.  Set after a
@@ -702,7 +704,7 @@ static void tz_judge(char ***slot, const char **sub, bool *ins)
 			/* the core of every file libc reads by a path it fixes
 			 * (wrap_libc.c): a version that fails verification under
 			 * a fence is kept from libc as a hidden one */
-			hidden = st__own_check(path, K_R) != 0;
+			hidden = st__own_check(path, K_R, -1) != 0;
 			if (!atomic_flag_test_and_set_explicit(&tz_lock, memory_order_acquire)) {
 				memcpy(tz_path, path, strlen(path) + 1);
 				tz_hidden = hidden;
@@ -716,8 +718,10 @@ static void tz_judge(char ***slot, const char **sub, bool *ins)
 				*slot = env_entry("TZ");
 				*sub = tz_sub_tz;
 			}
-			/* TZ not set (the file is /etc/localtime): one put in */
-			*ins = !*slot && !rel && !strcmp(path, "/etc/localtime") && !getenv("TZ");
+			/* TZ not set (no entry; the file is /etc/localtime): one
+			 * put in (tz_insert looks for an entry again just before
+			 * its putenv) */
+			*ins = !*slot && !rel && !strcmp(path, "/etc/localtime");
 			if (!*slot && !*ins)
 				swap_drop(&tz_sw);
 		}
@@ -3958,14 +3962,7 @@ static __attribute__((noinline)) void *dl_dst(bool m, Lmid_t lm, const char *pat
 	struct link_map *l = NULL;
 	struct st_call c;
 	if (dlinfo(h, RTLD_DI_LINKMAP, &l) == 0 && l && l->l_name[0] == '/' && st__enter(&c)) {
-		struct st_acc *a = &st__tls_acc[0];
-		st__acc_init(a, AT_FDCWD, l->l_name, K_R, false);
-		e = st__pre(a);
-		if (!e) {
-			a->loads = true;
-			st__post(a, 0);
-			e = a->refuse ? EACCES : 0;
-		}
+		e = st__own_check(l->l_name, K_R, 0);
 		st__leave(&c);
 	}
 	if (e) {
@@ -4241,14 +4238,7 @@ static void *dl_new_judge(struct dl_new *s, bool m, Lmid_t lm, const char *path,
 	struct st_call c;
 	if (st__enter(&c)) {
 		for (size_t i = 0; i < len; i += strlen(names + i) + 1) {
-			struct st_acc *a = &st__tls_acc[0];
-			st__acc_init(a, AT_FDCWD, names + i, K_R, false);
-			int e = st__pre(a);
-			if (!e) {
-				a->loads = true;
-				st__post(a, 0);
-				e = a->refuse ? EACCES : 0;
-			}
+			int e = st__own_check(names + i, K_R, 0);
 			if (e && !first) {
 				first = e;
 				bad = i;

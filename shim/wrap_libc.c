@@ -28,23 +28,26 @@
  * family's utmpname) or by returning libc's own result for that case
  * (documented at each wrapper, from glibc 2.36's source).
  *
- * st__own_check(path, kind): the one judging core of a file libc opens by
- * its own internal call at a path it fixes (these wrappers; the zone file,
- * wrap_fs.c tz_judge; DATEMSK's, getdate).  Called inside an entered call
- * (st__enter), in access slot 0.  The file is judged (st__pre) and, when
- * the sandbox lets it be, recorded after a faccessat says whether it is
- * there.  libc reads it by its path inside the call and keeps nothing the
- * shim could check later, so it is marked as such (st_acc.loads): in
- * identity mode (--manifest, --verify) its version is the path's, and
- * under --verify --fence a version that fails verification is refused as
- * an open of it is: EACCES, recorded as a hidden integrity violation.
+ * st__own_check(path, kind, found): the one judging core of a file libc
+ * opens by its own internal call at a path it fixes (these wrappers; the
+ * zone file, wrap_fs.c tz_judge; DATEMSK's, getdate), and of a library the
+ * loader mapped (wrap_fs.c dl_dst, dl_new_judge: found 0).  Called inside
+ * an entered call (st__enter), in access slot 0.  The file is judged
+ * (st__pre) and, when the sandbox lets it be, recorded as found (the errno
+ * of looking it up, 0 when there) or, found -1, after a faccessat says
+ * whether it is there.  libc reads it by its path inside the call and
+ * keeps nothing the shim could check later (the loader, the same), so it
+ * is marked as such (st_acc.loads): in identity mode (--manifest,
+ * --verify) its version is the path's, and under --verify --fence a
+ * version that fails verification is refused as an open of it is: EACCES,
+ * recorded as a hidden integrity violation.
  * Before one core served both, only the zone file was marked: a changed
  * DATEMSK file, /etc/shells, /etc/fstab, /etc/hostid were reported but read.
  * Returns 0 to go on, or the errno the caller fails with (st__pre's
  * refusal: ENOENT hidden, EACCES not writable; EACCES a failed version).
  * Leaves errno to the caller (st__enter saved it).
  */
-int st__own_check(const char *path, unsigned kind)
+int st__own_check(const char *path, unsigned kind, int found)
 {
 	struct st_acc *a = &st__tls_acc[0];
 	st__acc_init(a, AT_FDCWD, path, kind, false);
@@ -52,7 +55,9 @@ int st__own_check(const char *path, unsigned kind)
 	if (e)
 		return e;
 	a->loads = true;
-	st__post(a, ST_SYSCALL(SYS_faccessat, AT_FDCWD, path, F_OK) == 0 ? 0 : errno);
+	if (found < 0)
+		found = ST_SYSCALL(SYS_faccessat, AT_FDCWD, path, F_OK) == 0 ? 0 : errno;
+	st__post(a, found);
 	return a->refuse ? EACCES : 0;
 }
 
@@ -71,7 +76,7 @@ int st__own_judge(const char *path, unsigned kind)
 	struct st_call c;
 	if (!st__enter(&c))
 		return c.refuse ? EACCES : 0;
-	int e = st__own_check(path, kind);
+	int e = st__own_check(path, kind, -1);
 	st__leave(&c);
 	errno = c.saved_errno;
 	return e;
