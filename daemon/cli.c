@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -841,10 +840,8 @@ static int cmd_run_inner(int argc, char **argv, bool *cmd_started)
 				 : open(outs[i], O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
 		if (fd >= 0 && !there)
 			made_outs[i] = outs[i];
-		struct statfs sfs;
 		if (special || fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-		    (fstatfs(fd, &sfs) == 0 &&
-		     (sfs.f_type == 0x9fa0 /* proc */ || sfs.f_type == 0x62656572 /* sysfs */))) {
+		    st__report_pseudo_fs(fd)) {
 			if (fd >= 0 || special)
 				errno = EINVAL;
 			warn("%s %s%s", names[i], outs[i],

@@ -272,6 +272,13 @@ void st__summary_free(struct st__summary *s)
 	s->notes = NULL;
 }
 
+bool st__report_pseudo_fs(int fd)
+{
+	struct statfs sfs;
+	return fstatfs(fd, &sfs) == 0 &&
+	       (sfs.f_type == 0x9fa0 /* proc */ || sfs.f_type == 0x62656572 /* sysfs */);
+}
+
 int st__report_open(struct st__report *r, const char *path, bool append)
 {
 	r->error = 0;
@@ -294,12 +301,8 @@ int st__report_open(struct st__report *r, const char *path, bool append)
 			return -EBUSY;
 		}
 		struct stat st;
-		/* a file of /proc or /sys takes no report (/proc/version: the
-		 * run went on and its report was lost at the end), as the CLI
-		 * says before it starts a daemon; one started by hand is told here */
-		struct statfs sfs;
-		if (fstatfs(fd, &sfs) == 0 &&
-		    (sfs.f_type == 0x9fa0 /* proc */ || sfs.f_type == 0x62656572 /* sysfs */)) {
+		/* (a daemon started by hand is told here, the CLI before) */
+		if (st__report_pseudo_fs(fd)) {
 			close(fd);
 			return -EINVAL;
 		}

@@ -135,6 +135,13 @@ struct st__report {
 	int error; /* first write error as -errno (0 = none); writes after it are skipped */
 };
 
+/* st__report_pseudo_fs - is fd a file of /proc or /sys (procfs, sysfs)?
+ * Such a file takes no report or summary (/proc/version: the run went on
+ * and its report was lost at the end): the CLI refuses one before it starts
+ * a daemon, st__report_open when the daemon opens it.  False when fstatfs
+ * fails (the open or write says why). */
+bool st__report_pseudo_fs(int fd);
+
 /*
  * st__report_open - open path for writing: truncate (append false) or append
  * (append true; used by the CLI when the daemon was lost).  Returns 0 or -errno.
