@@ -206,18 +206,19 @@ if [ -r /etc/shells ] && [ -r /etc/fstab ]; then
 	out=$("$ST" run --fence --policy allow.policy --verify mown --hash-cache none --report rvown.jsonl -- python3 own.py)
 	check "verify --fence, DATEMSK's file, /etc/shells and /etc/fstab changed: refused as missing ones (got: $out)" \
 		test "$out" = "getdate=err3 shells=2 fstab=0"
-	for f in "$W/datemsk" /etc/shells /etc/fstab; do
-		check "verify --fence, $f changed: an integrity violation, marked hidden" \
-			integrity_hidden rvown.jsonl "$f" true
-	done
+	# own_changed REPORT HIDDEN RUN SAYS: each changed file an integrity
+	# violation in REPORT whose "hidden" is HIDDEN
+	own_changed() {
+		for f in "$W/datemsk" /etc/shells /etc/fstab; do
+			check "$3, $f changed: an integrity violation, $4" integrity_hidden "$1" "$f" "$2"
+		done
+	}
+	own_changed rvown.jsonl true "verify --fence" "marked hidden"
 	# trace only (no fence): the changed versions are reported and read
 	out=$("$ST" run --verify mown --hash-cache none --report rvown2.jsonl -- python3 own.py)
 	check "verify without --fence, changed: read all the same (got: $out)" \
 		test "$out" = "getdate=ok shells=$nsh fstab=$fs"
-	for f in "$W/datemsk" /etc/shells /etc/fstab; do
-		check "verify without --fence, $f changed: an integrity violation, not hidden" \
-			integrity_hidden rvown2.jsonl "$f" false
-	done
+	own_changed rvown2.jsonl false "verify without --fence" "not hidden"
 	unset DATEMSK
 fi
 # ... while a file libc maps after the call (a locale's, from LOCPATH) is verified and
