@@ -12,6 +12,7 @@
 #include <rpc/netdb.h>
 #include <semaphore.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -2347,6 +2348,65 @@ EXPORT int fsetxattr(int fd, const char *name, const void *v, size_t n, int flag
 EXPORT int fremovexattr(int fd, const char *name)
 {
 	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(fremovexattr)(fd, name));
+}
+
+/*
+ * The file attribute writes of the ioctl interface: chattr's FS_IOC_SETFLAGS
+ * (lsattr's flags: immutable, append-only, nodump, ...), xfs_io's and
+ * file_setattr's FS_IOC_FSSETXATTR, the inode generation (FS_IOC_SETVERSION),
+ * an encryption policy on an empty directory, fs-verity (which wants the file
+ * open read-only and makes it read-only for good) and ext4's migration to
+ * extents.  The kernel asks only that the caller own the file, not that the
+ * descriptor be open for writing: chattr opens it O_RDONLY.  So a request of
+ * these is judged and recorded as a write of the descriptor's file, as fchmod
+ * is; every other request (terminals, sockets, devices, the queries) is
+ * forwarded untouched.  The numbers are spelled here: <linux/fs.h> clashes with
+ * <sys/mount.h> (shim.h).  Left: requests that change a whole file system
+ * (FS_IOC_SETFSLABEL, EXT4_IOC_SETFSUUID, FITRIM, resizing: CAP_SYS_ADMIN) and
+ * other file systems' private ones (btrfs, f2fs, xfs).
+ */
+struct st_fsxattr_ { /* struct fsxattr: only its size makes the number */
+	uint32_t fsx_xflags, fsx_extsize, fsx_nextents, fsx_projid, fsx_cowextsize;
+	unsigned char fsx_pad[8];
+};
+struct st_fsverity_enable_ { /* struct fsverity_enable_arg */
+	uint32_t version, hash_algorithm, block_size, salt_size;
+	uint64_t salt_ptr;
+	uint32_t sig_size, reserved1;
+	uint64_t sig_ptr, reserved2[11];
+};
+struct st_fscrypt_policy_v1_ {
+	uint8_t version, contents_mode, filenames_mode, flags, master_key_descriptor[8];
+};
+static bool ioctl_writes(unsigned long req)
+{
+	switch (req) {
+	case _IOW('f', 2, long):  /* FS_IOC_SETFLAGS (ext4's EXT4_IOC_SETFLAGS) */
+	case _IOW('f', 2, int):	  /* FS_IOC32_SETFLAGS */
+	case _IOW('v', 2, long):  /* FS_IOC_SETVERSION (EXT4_IOC_SETVERSION) */
+	case _IOW('v', 2, int):	  /* FS_IOC32_SETVERSION */
+	case _IOW('f', 4, long):  /* EXT4_IOC_SETVERSION_OLD */
+	case _IOW('f', 4, int):	  /* EXT4_IOC32_SETVERSION_OLD */
+	case _IOW('X', 32, struct st_fsxattr_): /* FS_IOC_FSSETXATTR */
+	case _IOR('f', 19, struct st_fscrypt_policy_v1_): /* FS_IOC_SET_ENCRYPTION_POLICY */
+	case _IOW('f', 133, struct st_fsverity_enable_): /* FS_IOC_ENABLE_VERITY */
+	case _IO('f', 9):	  /* EXT4_IOC_MIGRATE */
+		return true;
+	default:
+		return false;
+	}
+}
+EXPORT int ioctl(int fd, unsigned long req, ...)
+{
+	/* the third argument, when there is one, is one word (a pointer or
+	 * an int), forwarded as it came */
+	va_list ap;
+	va_start(ap, req);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!ioctl_writes(req))
+		return REAL(ioctl)(fd, req, arg);
+	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(ioctl)(fd, req, arg));
 }
 
 /* ---- temporary files: judged on the template's directory, recorded by the final name ---- */

@@ -41,6 +41,8 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/mount.h>
+#include <linux/fs.h> /* after sys/mount.h: FS_IOC_* */
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -674,6 +676,25 @@ static void run_all(void)
 		TRY(fd = open(p, O_RDONLY));
 		res(fremovexattr(fd, "user.fam"));
 	}
+	/* the file attribute writes of ioctl (chattr, xfs_io): the owner
+	 * needs no write access, so the descriptor is open read-only; each
+	 * sets nodump on (the flags it read, so the call changes the file) */
+	CASE("ioctl-setflags", "F")
+	{
+		long fl = 0;
+		TRY(fd = open(p, O_RDONLY));
+		TRY(ioctl(fd, FS_IOC_GETFLAGS, &fl));
+		fl |= FS_NODUMP_FL;
+		res(ioctl(fd, FS_IOC_SETFLAGS, &fl));
+	}
+	CASE("ioctl-fssetxattr", "F")
+	{
+		struct fsxattr fx;
+		TRY(fd = open(p, O_RDONLY));
+		TRY(ioctl(fd, FS_IOC_FSGETXATTR, &fx));
+		fx.fsx_xflags |= FS_XFLAG_NODUMP;
+		res(ioctl(fd, FS_IOC_FSSETXATTR, &fx));
+	}
 
 	/* ---- extended attributes, file-system queries ---- */
 	CASE("setxattr", "F") res(setxattr(p, "user.fam", "2", 1, 0));
@@ -1053,6 +1074,14 @@ static void run_all(void)
 	{
 		TRY(fd = open(p, O_RDONLY));
 		res(syscall(SYS_fremovexattr, fd, "user.fam"));
+	}
+	CASE("SYS_ioctl-setflags", "F")
+	{
+		long fl = 0;
+		TRY(fd = open(p, O_RDONLY));
+		TRY(syscall(SYS_ioctl, fd, FS_IOC_GETFLAGS, &fl));
+		fl |= FS_NODUMP_FL;
+		res(syscall(SYS_ioctl, fd, FS_IOC_SETFLAGS, &fl));
 	}
 	/* Linux 6.13's extended attributes at a directory and 6.17's file
 	 * attributes: no wrapper in this glibc, syscall() only; listed where

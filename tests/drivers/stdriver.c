@@ -17,6 +17,8 @@
 #include <semaphore.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <linux/fs.h> /* after sys/mount.h: FS_IOC_* */
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/auxv.h>
 #include <syslog.h>
@@ -1287,7 +1289,9 @@ int main(int argc, char **argv)
 			r = fchownat(fd, "", getuid(), getgid(), AT_EMPTY_PATH);
 	} else if (!strncmp(c, "fd-", 3)) {
 		/* a metadata write through a descriptor opened for reading:
-		 * fd-fchmod, fd-fchown, fd-futimes, fd-fsetxattr */
+		 * fd-fchmod, fd-fchown, fd-futimes, fd-fsetxattr, and the file
+		 * attribute writes of ioctl: fd-ioctl-setflags (chattr),
+		 * fd-sys-ioctl-setflags (by syscall()), fd-ioctl-fssetxattr */
 		int fd = open(p, O_RDONLY);
 		if (fd < 0)
 			r = -1;
@@ -1299,6 +1303,23 @@ int main(int argc, char **argv)
 			r = futimes(fd, NULL);
 		else if (!strcmp(c, "fd-fsetxattr"))
 			r = fsetxattr(fd, "user.st", "1", 1, 0);
+		else if (!strcmp(c, "fd-ioctl-setflags") || !strcmp(c, "fd-sys-ioctl-setflags")) {
+			/* chattr +d: the owner needs no write access */
+			long fl = 0;
+			bool sys = c[3] == 's';
+			r = sys ? (int)syscall(SYS_ioctl, fd, FS_IOC_GETFLAGS, &fl)
+				: ioctl(fd, FS_IOC_GETFLAGS, &fl);
+			fl |= FS_NODUMP_FL;
+			if (r == 0)
+				r = sys ? (int)syscall(SYS_ioctl, fd, FS_IOC_SETFLAGS, &fl)
+					: ioctl(fd, FS_IOC_SETFLAGS, &fl);
+		} else if (!strcmp(c, "fd-ioctl-fssetxattr")) {
+			struct fsxattr fx;
+			r = ioctl(fd, FS_IOC_FSGETXATTR, &fx);
+			fx.fsx_xflags |= FS_XFLAG_NODUMP;
+			if (r == 0)
+				r = ioctl(fd, FS_IOC_FSSETXATTR, &fx);
+		}
 		else if (!strcmp(c, "fd-setxattrat-null") || !strcmp(c, "fd-removexattrat-null")) {
 			/* Linux 6.13's setxattrat/removexattrat with a null name
 			 * and AT_EMPTY_PATH: the descriptor's file, as fsetxattr

@@ -163,6 +163,8 @@ fchown                  W fam-fchown
 futimes                 W fam-futimes
 fsetxattr               W fam-fsetxattr
 fremovexattr            W fam-fremovexattr
+ioctl-setflags          W fam-ioctl-setflags
+ioctl-fssetxattr        W fam-ioctl-fssetxattr
 setxattr                W fam-setxattr
 lsetxattr               W fam-lsetxattr
 getxattr                Q fam-getxattr
@@ -303,6 +305,7 @@ SYS_fchmod              W fam-SYS_fchmod
 SYS_fchown              W fam-SYS_fchown
 SYS_fsetxattr           W fam-SYS_fsetxattr
 SYS_fremovexattr        W fam-SYS_fremovexattr
+SYS_ioctl-setflags      W fam-SYS_ioctl-setflags
 SYS_chroot              Q fam-SYS_chroot
 SYS_execve              X fam-SYS_execve
 SYS_execveat            X fam-SYS_execveat

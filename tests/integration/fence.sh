@@ -74,6 +74,23 @@ for call in fd-fchmod fd-fchown fd-futimes fd-fsetxattr; do
 	check "$call on a read-only file is EACCES" test "$out" = EACCES
 done
 check "fd-fchmod: mode unchanged" test "$(stat -c %a "$W/ro/f")" = 644
+# ... and the file attribute writes of ioctl (chattr opens the file O_RDONLY): refused,
+# the flags unchanged, where the file system has them (the untraced call works on a file
+# of the run's own)
+: > "$W/in/flags"
+if [ "$("$DRV" fd-ioctl-setflags "$W/in/flags")" = ok ]; then
+	for call in fd-ioctl-setflags fd-sys-ioctl-setflags fd-ioctl-fssetxattr; do
+		out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" $call "$W/ro/f")
+		check "$call on a read-only file is EACCES (got: $out)" test "$out" = EACCES
+		check "$call: the flags unchanged" eval "! lsattr -d '$W/ro/f' | cut -d' ' -f1 | grep -q d"
+		out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" $call "$W/in/mine")
+		check "$call on a writable file is ok (got: $out)" test "$out" = ok
+	done
+	R9=$W/ioctl-setflags.jsonl
+	out=$("$ST" run --report "$R9" -- "$DRV" fd-ioctl-setflags "$W/ro/f")
+	check "fd-ioctl-setflags traced: recorded as a write (got: $out)" has W "$W/ro/f" "$R9"
+	chattr -d "$W/ro/f" "$W/in/mine" 2>/dev/null
+fi
 # the same through Linux 6.13's *xattrat with a null name and AT_EMPTY_PATH (the
 # descriptor's file; unjudged, and not recorded, the xattr was set); where the kernel has them
 setfattr_py() { python3 -c 'import os,sys; os.setxattr(sys.argv[1], "user.st", b"0")' "$1"; }
