@@ -84,6 +84,29 @@ unsigned long st__auxval(unsigned long type);
 void *st__resolve(_Atomic(void *) *slot, const char *name);
 
 /*
+ * The functions whose GLIBC_2.2.5 version behaves differently from the
+ * default one (shim/abi.c): st__old_abi(ret, which) - whether the object
+ * that a wrapper returns to (ret: __builtin_return_address(0)) binds the
+ * function at GLIBC_2.2.5, so that the wrapper gives the old behaviour.
+ * Memoized per thread for the last object; no allocation, no lock
+ * (_dl_find_object); errno preserved; async-signal-safe.  Always false but
+ * on x86-64.  st__resolve_old(slot, name): the old version's real function
+ * (dlvsym), cached in *slot; the default one where there is none.
+ */
+enum st_old {
+	ST_OLD_REALPATH,
+	ST_OLD_NFTW,
+	ST_OLD_NFTW64,
+	ST_OLD_GLOB,
+	ST_OLD_GLOB64,
+	ST_OLD_SPAWN,
+	ST_OLD_SPAWNP,
+	ST_OLD_N
+};
+bool st__old_abi(const void *ret, enum st_old which);
+void *st__resolve_old(_Atomic(void *) *slot, const char *name);
+
+/*
  * st__resolve_all - resolve every slot of symbols.def now, once per process
  * (a forked child inherits the slots).  Called before a process's second
  * thread is made (the pthread_create wrapper): a wrapper's first call

@@ -2164,6 +2164,12 @@ EXPORT int symlinkat(const char *target, int dirfd, const char *linkpath)
 		  AT_FDCWD, ST_NOPROBE(path), K_Q, false, call)
 EXPORT char *realpath(const char *path, char *resolved)
 {
+	/* realpath@GLIBC_2.2.5 (shim/abi.c) takes no NULL buffer: EINVAL,
+	 * the name not looked at */
+	if (!resolved && st__old_abi(__builtin_return_address(0), ST_OLD_REALPATH)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	REALPATH(REAL(realpath)(path, resolved));
 }
 EXPORT char *__realpath_chk(const char *path, char *resolved, size_t rlen)
@@ -2841,13 +2847,20 @@ static int tramp_ftw64(const char *p, const struct stat64 *s, int t)
 		return r_;                                                                         \
 	} while (0)
 
+/* nftw@ and nftw64@GLIBC_2.2.5 (shim/abi.c) keep the four flags of their
+ * time and drop the others (FTW_ACTIONRETVAL, unknown ones: EINVAL now) */
+#define NFTW_OLD_FLAGS (FTW_PHYS | FTW_MOUNT | FTW_CHDIR | FTW_DEPTH)
 EXPORT int nftw(const char *path, __nftw_func_t fn, int nfd, int flags)
 {
+	if ((flags & ~NFTW_OLD_FLAGS) && st__old_abi(__builtin_return_address(0), ST_OLD_NFTW))
+		flags &= NFTW_OLD_FLAGS;
 	WALK(tls_nftw, tramp_nftw, flags, REAL(nftw)(path, fn, nfd, flags),
 	     REAL(nftw)(path, tramp_nftw, nfd, flags));
 }
 EXPORT int nftw64(const char *path, __nftw64_func_t fn, int nfd, int flags)
 {
+	if ((flags & ~NFTW_OLD_FLAGS) && st__old_abi(__builtin_return_address(0), ST_OLD_NFTW64))
+		flags &= NFTW_OLD_FLAGS;
 	WALK(tls_nftw64, tramp_nftw64, flags, REAL(nftw64)(path, fn, nfd, flags),
 	     REAL(nftw64)(path, tramp_nftw64, nfd, flags));
 }
@@ -3099,16 +3112,36 @@ static void glob_tilde(const char *pattern, int flags)
 	    ((pattern[1] && pattern[1] != '/') || !getenv("HOME")))
 		st__nss_passwd();
 }
+/* glob@ and glob64@GLIBC_2.2.5 (shim/abi.c): GLOB_ALTDIRFUNC's gl_stat
+ * where the new ones call gl_lstat, which a program of their time never set */
+typedef int (*st_glob_fn)(const char *, int, int (*)(const char *, int), glob_t *);
+typedef int (*st_glob64_fn)(const char *, int, int (*)(const char *, int), glob64_t *);
+static _Atomic(void *) real_glob_old, real_glob64_old;
+static int glob_old_body(const char *pattern, int flags, int (*errf)(const char *, int),
+			 glob_t *pglob)
+{
+	GLOB(((st_glob_fn)st__resolve_old(&real_glob_old, "glob"))(pattern, flags, errf, pglob));
+}
+static int glob64_old_body(const char *pattern, int flags, int (*errf)(const char *, int),
+			   glob64_t *pglob)
+{
+	GLOB(((st_glob64_fn)st__resolve_old(&real_glob64_old, "glob64"))(pattern, flags, errf,
+									    pglob));
+}
 EXPORT int glob(const char *pattern, int flags, int (*errf)(const char *, int), glob_t *pglob)
 {
-	int r = glob_body(pattern, flags, errf, pglob);
+	int r = st__old_abi(__builtin_return_address(0), ST_OLD_GLOB)
+			? glob_old_body(pattern, flags, errf, pglob)
+			: glob_body(pattern, flags, errf, pglob);
 	glob_tilde(pattern, flags);
 	return r;
 }
 EXPORT int glob64(const char *pattern, int flags, int (*errf)(const char *, int),
 		  glob64_t *pglob)
 {
-	int r = glob64_body(pattern, flags, errf, pglob);
+	int r = st__old_abi(__builtin_return_address(0), ST_OLD_GLOB64)
+			? glob64_old_body(pattern, flags, errf, pglob)
+			: glob64_body(pattern, flags, errf, pglob);
 	glob_tilde(pattern, flags);
 	return r;
 }

@@ -174,7 +174,8 @@ static void copyfile(const char *from, const char *to)
 
 /* Fixture letters, each followed by an optional suffix up to a space:
  *   F file   S symlink to SUFFIX.target (and that file)   D directory with "file"
- *   T copy of /bin/true   P #! script "exit 0"   X file with xattr user.fam
+ *   T copy of /bin/true   P #! script "exit 0"   N script "exit 0" without #!
+ *   X file with xattr user.fam
  *   L copy of $FAM_SO   B directory bind-mounted on itself (root, FAM_MOUNT only)
  *   K symlink to a directory SUFFIX.target
  *   U a unix stream socket's file, V a datagram socket's (no socket behind
@@ -216,6 +217,9 @@ static void fixtures(const char *spec)
 			break;
 		case 'P':
 			mkfile(path, "#!/bin/sh\nexit 0\n");
+			break;
+		case 'N': /* no #!: the kernel will not run it (ENOEXEC) */
+			mkfile(path, "exit 0\n");
 			break;
 		case 'X':
 			mkfile(path, "xattr\n");
@@ -317,6 +321,73 @@ static int walk64_fn(const char *f, const struct stat64 *s, int t, struct FTW *w
 	(void)f, (void)s, (void)t, (void)w;
 	return 0;
 }
+
+#if defined(__x86_64__)
+/* The GLIBC_2.2.5 versions that behave differently from the default ones, as
+ * a program linked before glibc 2.3 (realpath), 2.3.3 (nftw), 2.15
+ * (posix_spawn) or 2.27 (glob) calls them (shim/abi.c): this program binds
+ * both versions, so the shim must tell them apart by the call's slot. */
+__asm__(".symver fam_realpath_old, realpath@GLIBC_2.2.5");
+__asm__(".symver fam_nftw_old, nftw@GLIBC_2.2.5");
+__asm__(".symver fam_nftw64_old, nftw64@GLIBC_2.2.5");
+__asm__(".symver fam_glob_old, glob@GLIBC_2.2.5");
+__asm__(".symver fam_glob64_old, glob64@GLIBC_2.2.5");
+__asm__(".symver fam_spawn_old, posix_spawn@GLIBC_2.2.5");
+__asm__(".symver fam_spawnp_old, posix_spawnp@GLIBC_2.2.5");
+char *fam_realpath_old(const char *, char *);
+int fam_nftw_old(const char *, __nftw_func_t, int, int);
+int fam_nftw64_old(const char *, __nftw64_func_t, int, int);
+int fam_glob_old(const char *, int, int (*)(const char *, int), glob_t *);
+int fam_glob64_old(const char *, int, int (*)(const char *, int), glob64_t *);
+int fam_spawn_old(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		  const posix_spawnattr_t *, char *const[], char *const[]);
+int fam_spawnp_old(pid_t *, const char *, const posix_spawn_file_actions_t *,
+		   const posix_spawnattr_t *, char *const[], char *const[]);
+/* GLOB_ALTDIRFUNC's functions, the lstat one failing: the old glob asks
+ * gl_stat whether a literal name is there, the new one gl_lstat */
+static void *alt_opendir(const char *d)
+{
+	return opendir(d);
+}
+static void *alt_readdir(void *d)
+{
+	return readdir(d);
+}
+static void alt_closedir(void *d)
+{
+	closedir(d);
+}
+static int alt_nolstat(const char *f, void *st)
+{
+	(void)f, (void)st;
+	errno = ENOENT;
+	return -1;
+}
+#define ALT_DIRFUNCS(g)                                                                            \
+	do {                                                                                       \
+		memset(&(g), 0, sizeof(g));                                                        \
+		(g).gl_opendir = alt_opendir;                                                      \
+		(g).gl_readdir = (void *)alt_readdir;                                              \
+		(g).gl_closedir = alt_closedir;                                                    \
+		(g).gl_stat = (void *)stat;                                                        \
+		(g).gl_lstat = (void *)alt_nolstat;                                                \
+	} while (0)
+static void spawn_old_case(bool search, const char *prog)
+{
+	char *argv[] = {(char *)"script", NULL};
+	pid_t pid;
+	int e = search ? fam_spawnp_old(&pid, prog, NULL, NULL, argv, environ)
+		       : fam_spawn_old(&pid, prog, NULL, NULL, argv, environ);
+	if (e) {
+		errno = e;
+		res(-1);
+		return;
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	res_status(st);
+}
+#endif
 static int ftw_fn(const char *f, const struct stat *s, int t)
 {
 	(void)f, (void)s, (void)t;
@@ -939,6 +1010,61 @@ static void run_all(void)
 			setenv("PATH", old, 1), free(old);
 		posix_spawn_file_actions_destroy(&fa);
 	}
+#if defined(__x86_64__)
+	/* the old versions (above): each prints ok as untraced; the new
+	 * behaviour is EINVAL (nftw's unknown flag), GLOB_NOMATCH, ENOEXEC,
+	 * or realpath's NULL buffer taken */
+	CASE("realpath-old", "S")
+	{
+		if (fam_realpath_old(p, NULL) || errno != EINVAL) {
+			say("NULL-buffer-taken");
+			break;
+		}
+		resp(fam_realpath_old(p, buf));
+	}
+	CASE("nftw-old", "D") res(fam_nftw_old(p, walk_fn, 4, FTW_PHYS | 0x4000));
+	CASE("nftw64-old", "D") res(fam_nftw64_old(p, walk64_fn, 4, FTW_PHYS | 0x4000));
+	CASE("glob-old", "D")
+	{
+		glob_t g;
+		ALT_DIRFUNCS(g);
+		int r = fam_glob_old(S("/file"), GLOB_ALTDIRFUNC, NULL, &g);
+		errno = ENOENT;
+		res(r == 0 && g.gl_pathc == 1 ? 0 : -1);
+		if (r == 0)
+			globfree(&g);
+	}
+	CASE("glob64-old", "D")
+	{
+		glob64_t g;
+		ALT_DIRFUNCS(g);
+		int r = fam_glob64_old(S("/file"), GLOB_ALTDIRFUNC, NULL, &g);
+		errno = ENOENT;
+		res(r == 0 && g.gl_pathc == 1 ? 0 : -1);
+		if (r == 0)
+			globfree64(&g);
+	}
+	CASE("posix_spawn-old", "N") spawn_old_case(false, p);
+	CASE("posix_spawnp-old", "N")
+	{
+		/* the shell is handed the name as found along PATH, W: run there */
+		int here = open(".", O_RDONLY | O_DIRECTORY);
+		TRY(here);
+		if (chdir(W) < 0) {
+			res(-1);
+			close(here);
+			break;
+		}
+		char *old = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+		setenv("PATH", W, 1);
+		spawn_old_case(true, rel(""));
+		if (old)
+			setenv("PATH", old, 1), free(old);
+		if (fchdir(here) < 0)
+			die("fchdir", ".");
+		close(here);
+	}
+#endif
 	CASE("posix_spawn-addopen", "")
 	{
 		posix_spawn_file_actions_t fa;
