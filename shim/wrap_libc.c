@@ -584,3 +584,104 @@ EXPORT int get_nprocs_conf(void)
 	own_note(OWN_POSSIBLE);
 	return REAL(get_nprocs_conf)();
 }
+
+/*
+ * Names libc picks by an internal stat of a directory it was given or fixes:
+ * get_current_dir_name gives $PWD when a stat of it finds the working
+ * directory (else getcwd's name); tempnam takes the first of TMPDIR (not in a
+ * set-id program), its dir argument and P_tmpdir ("/tmp") that a stat finds
+ * a directory, tmpnam and tmpnam_r "/tmp" (else they fail, ENOENT);
+ * stdio/tempnam.c, sysdeps/posix/tempname.c __path_search.  Unjudged, a
+ * hidden $PWD (a link there to the working directory) was given back, and a
+ * hidden directory was taken, its name in the answer: both told that it is
+ * there.  Each name libc would stat is judged as a query and recorded as
+ * one; a hidden one is passed over as libc passes over a missing one
+ * (get_current_dir_name gives getcwd's name; tempnam takes the next
+ * directory and makes the name itself, as libc's mktemp does, from a
+ * template of libc's shape: DIR/PFX (at most five bytes, "file" when none)
+ * and six letters; tmpnam fails).  Nothing hidden, the call is libc's.
+ */
+EXPORT char *get_current_dir_name(void)
+{
+	const char *pwd = getenv("PWD");
+	if (pwd && st__own_judge(pwd, K_Q))
+		return getcwd(NULL, 0); /* libc's answer when PWD is not here */
+	return REAL(get_current_dir_name)();
+}
+
+/* the first directory of libc's search that is there and not hidden into
+ * *dir (NULL: none); whether a hidden one came before it */
+static bool tmp_dir_search(const char *const *cand, size_t n, const char **dir)
+{
+	bool hidden = false;
+	*dir = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		if (!cand[i])
+			continue;
+		if (st__own_judge(cand[i], K_Q)) {
+			hidden = true;
+			continue;
+		}
+		if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, cand[i], &st, 0) == 0 && S_ISDIR(st.st_mode)) {
+			*dir = cand[i];
+			break;
+		}
+	}
+	return hidden;
+}
+
+static _Atomic(void *) real_mktemp;
+EXPORT char *tempnam(const char *dir, const char *pfx)
+{
+	const char *cand[3] = {secure_getenv("TMPDIR"), dir, P_tmpdir}, *d;
+	int saved = errno;
+	if (!tmp_dir_search(cand, 3, &d)) {
+		errno = saved;
+		return REAL(tempnam)(dir, pfx);
+	}
+	if (!d) {
+		errno = ENOENT;
+		return NULL;
+	}
+	size_t dlen = strlen(d), plen = pfx && pfx[0] ? strlen(pfx) : 4;
+	while (dlen > 1 && d[dlen - 1] == '/')
+		dlen--;
+	if (plen > 5)
+		plen = 5;
+	char tmpl[PATH_MAX];
+	if (dlen + 1 + plen + 6 >= sizeof(tmpl)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	snprintf(tmpl, sizeof(tmpl), "%.*s/%.*sXXXXXX", (int)dlen, d, (int)plen,
+		 pfx && pfx[0] ? pfx : "file");
+	char *(*mk)(char *) = (char *(*)(char *))st__resolve(&real_mktemp, "mktemp");
+	errno = saved;
+	if (!mk(tmpl)[0])
+		return NULL; /* mktemp's errno */
+	return strdup(tmpl);
+}
+
+EXPORT char *tmpnam_r(char *s)
+{
+	const char *cand[1] = {P_tmpdir}, *d;
+	int saved = errno;
+	if (s && tmp_dir_search(cand, 1, &d)) {
+		errno = ENOENT;
+		return NULL;
+	}
+	errno = saved;
+	return REAL(tmpnam_r)(s);
+}
+EXPORT char *tmpnam(char *s)
+{
+	const char *cand[1] = {P_tmpdir}, *d;
+	int saved = errno;
+	if (tmp_dir_search(cand, 1, &d)) {
+		errno = ENOENT;
+		return NULL;
+	}
+	errno = saved;
+	return REAL(tmpnam)(s);
+}

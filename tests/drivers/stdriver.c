@@ -1599,6 +1599,28 @@ int main(int argc, char **argv)
 			fclose(f);
 #undef BADARG
 		return 0;
+	} else if (!strcmp(c, "tmpnames")) {
+		/* the names libc picks by a stat of its own (p ignored): what
+		 * get_current_dir_name gives ($PWD or getcwd's), the directory
+		 * of tempnam(q) (TMPDIR, q, /tmp) and whether tmpnam found one */
+		/* by dlsym: a direct reference draws the linker's warning that
+		 * they are dangerous (the preload's come first) */
+		char *(*tempnam_)(const char *, const char *) = dlsym(RTLD_DEFAULT, "tempnam");
+		char *(*tmpnam_)(char *) = dlsym(RTLD_DEFAULT, "tmpnam");
+		char *(*tmpnam_r_)(char *) = dlsym(RTLD_DEFAULT, "tmpnam_r");
+		char *w = get_current_dir_name();
+		printf("cwd=%s\n", w ? w : strerrorname_np(errno));
+		free(w);
+		char *t = tempnam_(q, "st");
+		char *slash = t ? strrchr(t, '/') : NULL;
+		if (slash)
+			*slash = 0;
+		printf("tempnam=%s\n", t ? t : strerrorname_np(errno));
+		free(t);
+		char nb[L_tmpnam];
+		printf("tmpnam=%s\n", tmpnam_(nb) ? "ok" : strerrorname_np(errno));
+		printf("tmpnam_r=%s\n", tmpnam_r_(nb) ? "ok" : strerrorname_np(errno));
+		return 0;
 	} else if (!strcmp(c, "mktemps")) {
 		/* each mkstemp-style call on a copy of the template p: its errno, and
 		 * whether it left the template's letters changed */

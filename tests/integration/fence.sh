@@ -107,6 +107,32 @@ sys.exit(os.getxattr(sys.argv[1], "user.st") != b"0")' "$W/ro/f"
 	check "fd-setxattrat-null traced: recorded as a write (got: $out)" has W "$W/ro/f" "$R9"
 	python3 -c 'import os,sys; os.removexattr(sys.argv[1], "user.st")' "$W/ro/f"
 fi
+# names libc picks by a stat of its own: $PWD (get_current_dir_name), TMPDIR and
+# tempnam's directory, /tmp (tmpnam): a hidden one is passed over as a missing one
+# (getcwd's name, the next directory, none), where unjudged it was given back, which
+# told that it is there
+ln -s "$W/in" "$W/out/here"
+out=$(PWD=$W/out/here TMPDIR=$W/out "$DRV" tmpnames - "$W/out" | tr '\n' ' ')
+check "tmpnames untraced: the hidden names taken (got: $out)" \
+	test "$out" = "cwd=$W/out/here tempnam=$W/out tmpnam=ok tmpnam_r=ok "
+out=$(PWD=$W/out/here TMPDIR=$W/out "$ST" run --fence --policy "$W/policy" -- \
+	"$DRV" tmpnames - "$W/in" | tr '\n' ' ')
+check "tmpnames fenced: a hidden PWD and TMPDIR passed over (got: $out)" \
+	test "$out" = "cwd=$W/in tempnam=$W/in tmpnam=ok tmpnam_r=ok "
+out=$(PWD=$W/out/here "$ST" run --fence --policy "$W/policy" -- \
+	"$DRV" tmpnames - "$W/out" | tr '\n' ' ')
+check "tmpnames fenced: a hidden tempnam directory passed over for /tmp (got: $out)" \
+	test "$out" = "cwd=$W/in tempnam=/tmp tmpnam=ok tmpnam_r=ok "
+# /tmp itself hidden (the run's own places below it allowed before)
+{ cat "$W/policy"; echo "deny read /tmp"; } > "$W/policy-notmp"
+out=$("$ST" run --fence --policy "$W/policy-notmp" -- "$DRV" tmpnames - "$W/in" | tr '\n' ' ')
+check "tmpnames fenced, /tmp hidden: tmpnam finds none, ENOENT (got: $out)" \
+	test "$out" = "cwd=$W/in tempnam=$W/in tmpnam=ENOENT tmpnam_r=ENOENT "
+rm "$W/out/here"
+R10=$W/tmpnames.jsonl
+PWD=$W/out/here "$ST" run --report "$R10" -- "$DRV" tmpnames - "$W/ro" > /dev/null
+check "tmpnames traced: tempnam's directory recorded as a query" has Q "$W/ro" "$R10"
+check "tmpnames traced: a missing PWD recorded as a failed lookup" has N "$W/out/here" "$R10"
 # shm_open and sem_open create files in /dev/shm, readable only here: refused as
 # any other write there (EACCES), and nothing is made
 shm=st-fence-$$
