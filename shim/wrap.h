@@ -301,8 +301,10 @@ static inline unsigned st_fopen_kind(const char *mode)
 		return K_R;
 	if (mode[0] != 'r')
 		return K_W;
-	for (const char *m = mode; *m && *m != ','; m++)
-		if (*m == '+')
+	/* as glibc reads it (libio/fileops.c): the six characters after the
+	 * first, up to a ',' (",ccs="); a '+' further on is ignored */
+	for (int i = 1; i < 7 && mode[i] && mode[i] != ','; i++)
+		if (mode[i] == '+')
 			return K_W;
 	return K_R;
 }

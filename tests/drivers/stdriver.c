@@ -1333,6 +1333,12 @@ int main(int argc, char **argv)
 		} else
 			r = (errno = EINVAL, -1);
 	}
+	else if (!strcmp(c, "fopen-as") && q) { /* fopen(p, q): q the mode */
+		FILE *f = fopen(p, q);
+		r = f ? 0 : -1;
+		if (f)
+			fclose(f);
+	}
 	else if (!strcmp(c, "syscall-openat"))
 		r = (int)syscall(SYS_openat, AT_FDCWD, p, O_RDONLY);
 	else if (!strcmp(c, "openat2-in-root") && q) {

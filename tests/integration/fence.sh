@@ -74,6 +74,14 @@ for call in fd-fchmod fd-fchown fd-futimes fd-fsetxattr; do
 	check "$call on a read-only file is EACCES" test "$out" = EACCES
 done
 check "fd-fchmod: mode unchanged" test "$(stat -c %a "$W/ro/f")" = 644
+# fopen's mode as glibc reads it: a '+' in the six characters after the first opens for
+# writing (refused on a read-only file), one further on is ignored (a read, allowed)
+for mode in r+ rb+ rbe+ rbbbbb+ rbbbbbb+ "r,ccs=UTF-8+"; do
+	want=$("$DRV" fopen-as "$W/ro/f" "$mode")
+	[ "$want" = ok ] && want=$(case $mode in r,*|rbbbbbb+) echo ok;; *) echo EACCES;; esac)
+	out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" fopen-as "$W/ro/f" "$mode")
+	check "fopen mode $mode of a read-only file: $want (got: $out)" test "$out" = "$want"
+done
 # ... and the file attribute writes of ioctl (chattr opens the file O_RDONLY): refused,
 # the flags unchanged, where the file system has them (the untraced call works on a file
 # of the run's own)
