@@ -124,30 +124,51 @@ static int sym_old(const struct dynv *v, size_t i)
 	return 0;
 }
 
+/* whether [a, a + n) lies in an executable segment of the object, read
+ * from its program headers (in the first page of its first segment, where
+ * its mapping starts): bytes that only look like a call must not send the
+ * decoder into a hole of the mapping */
+static bool in_text(const struct dl_find_object *fo, const struct link_map *m, uintptr_t a,
+		    size_t n)
+{
+	const ElfW(Ehdr) *eh = fo->dlfo_map_start;
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_phoff + (size_t)eh->e_phnum * sizeof(ElfW(Phdr)) > 4096)
+		return false;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		uintptr_t s = m->l_addr + ph[i].p_vaddr;
+		if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X) && a >= s &&
+		    a + n <= s + ph[i].p_filesz)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The GOT slot a direct call that returns to ret went through, 0 when the
  * call is not one of the forms the x86-64 linkers emit: `call *slot(%rip)`
  * (-fno-plt), or `call PLT` whose entry jumps through its slot (the lazy
  * PLT's `jmp *slot(%rip)`, .plt.got's, and .plt.sec's after an endbr64,
- * with or without the bnd prefix).  Only bytes inside the object's mapping
- * are read.
+ * with or without the bnd prefix).  Only bytes inside the object's
+ * executable segments are read.
  */
-static uintptr_t call_slot(uintptr_t ret, const struct dl_find_object *fo)
+static uintptr_t call_slot(uintptr_t ret, const struct dl_find_object *fo,
+			   const struct link_map *m)
 {
-	uintptr_t lo = (uintptr_t)fo->dlfo_map_start, hi = (uintptr_t)fo->dlfo_map_end;
 	int32_t d;
-	if (ret - 6 >= lo && ret <= hi) {
+	if (in_text(fo, m, ret - 6, 6)) {
 		const unsigned char *c = (const unsigned char *)ret - 6;
 		if (c[0] == 0xff && c[1] == 0x15) {
 			memcpy(&d, c + 2, 4);
 			return ret + (intptr_t)d;
 		}
 	}
-	if (ret - 5 < lo || ret > hi || *(const unsigned char *)(ret - 5) != 0xe8)
+	if (!in_text(fo, m, ret - 5, 5) || *(const unsigned char *)(ret - 5) != 0xe8)
 		return 0;
 	memcpy(&d, (const unsigned char *)ret - 4, 4);
 	uintptr_t t = ret + (intptr_t)d;
-	if (t < lo || t + 16 > hi)
+	if (!in_text(fo, m, t, 16))
 		return 0;
 	const unsigned char *e = (const unsigned char *)t;
 	size_t at = 0;
@@ -227,7 +248,7 @@ bool st__old_abi(const void *ret, enum st_old which)
 	 * slot tells which; an indirect call, the default */
 	if (!have && !dyn_read(m, &v))
 		return false;
-	uintptr_t slot = call_slot((uintptr_t)ret, &fo);
+	uintptr_t slot = call_slot((uintptr_t)ret, &fo, m);
 	return slot && slot_old(m, &v, slot, name) == 1;
 }
 
