@@ -121,6 +121,30 @@ static inline void st__probe_undo_none(int unused, ...) {}
 		u_;                                                                                \
 	})
 
+/*
+ * FD_WRITE(type, failv, failed, fd, call): the body of a write through a
+ * descriptor (fchmod, fchown, futimens, futimes, fsetxattr, fremovexattr,
+ * ioctl's attribute writes, utimensat with a null name): ONE_PATH on the
+ * file the descriptor names, as a write.  A descriptor open O_PATH takes
+ * none of them (the kernel's EBADF, the file untouched): where the sandbox
+ * can refuse, such a call is forwarded unjudged, which a refusal answered
+ * EACCES.  One fcntl more a call there.
+ */
+#define FD_WRITE(type, failv, failed, fd, call)                                                    \
+	do {                                                                                       \
+		if (st__may_refuse() && st__fd_opath(fd))                                          \
+			return call;                                                               \
+		ONE_PATH(type, failv, failed, fd, "", K_W, false, true, call);                     \
+	} while (0)
+/* st__fd_opath - is fd open O_PATH?  Preserves errno; async-signal-safe. */
+static inline bool st__fd_opath(int fd)
+{
+	int saved = errno;
+	long fl = ST_SYSCALL(SYS_fcntl, fd, F_GETFL);
+	errno = saved;
+	return fl != -1 && (fl & O_PATH);
+}
+
 #define ONE_PATH(type, failv, failed, fdir, fpath, kind, nofollow, empty, call)                    \
 	ONE_PATH_ROOTED(type, failv, failed, fdir, fpath, kind, nofollow, empty, false, call)
 #define ONE_PATH_ROOTED(type, failv, failed, fdir, fpath, kind, nofollow, empty, root, call)       \

@@ -2328,7 +2328,7 @@ EXPORT int utimensat(int dirfd, const char *path, const struct timespec *ts, int
 }
 EXPORT int futimens(int fd, const struct timespec *ts)
 {
-	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(futimens)(fd, ts));
+	FD_WRITE(int, -1, FAILED_INT, fd, REAL(futimens)(fd, ts));
 }
 /* The metadata writes on a descriptor: the descriptor may be open read-only
  * (a file the sandbox lets the process read, not write), so the write is
@@ -2336,24 +2336,23 @@ EXPORT int futimens(int fd, const struct timespec *ts)
  * reaches the kernel by an internal call, not through futimens). */
 EXPORT int fchmod(int fd, mode_t mode)
 {
-	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(fchmod)(fd, mode));
+	FD_WRITE(int, -1, FAILED_INT, fd, REAL(fchmod)(fd, mode));
 }
 EXPORT int fchown(int fd, uid_t u, gid_t g)
 {
-	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(fchown)(fd, u, g));
+	FD_WRITE(int, -1, FAILED_INT, fd, REAL(fchown)(fd, u, g));
 }
 EXPORT int futimes(int fd, const struct timeval *t)
 {
-	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(futimes)(fd, t));
+	FD_WRITE(int, -1, FAILED_INT, fd, REAL(futimes)(fd, t));
 }
 EXPORT int fsetxattr(int fd, const char *name, const void *v, size_t n, int flags)
 {
-	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true,
-		 REAL(fsetxattr)(fd, name, v, n, flags));
+	FD_WRITE(int, -1, FAILED_INT, fd, REAL(fsetxattr)(fd, name, v, n, flags));
 }
 EXPORT int fremovexattr(int fd, const char *name)
 {
-	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(fremovexattr)(fd, name));
+	FD_WRITE(int, -1, FAILED_INT, fd, REAL(fremovexattr)(fd, name));
 }
 
 /*
@@ -2412,7 +2411,7 @@ EXPORT int ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	if (!ioctl_writes(req))
 		return REAL(ioctl)(fd, req, arg);
-	ONE_PATH(int, -1, FAILED_INT, fd, "", K_W, false, true, REAL(ioctl)(fd, req, arg));
+	FD_WRITE(int, -1, FAILED_INT, fd, REAL(ioctl)(fd, req, arg));
 }
 
 /* ---- temporary files: judged on the template's directory, recorded by the final name ---- */

@@ -157,8 +157,7 @@ static long sys_at_flags_call(long nr, int dirfd, const char *path, unsigned kin
  * futimens), which glibc's utimensat refuses (EINVAL): forwarded as it came */
 static long sys_utimensat_fd(int fd, const struct timespec *ts, int flags)
 {
-	ONE_PATH(long, -1, (r_ < 0), fd, "", K_W, false, true,
-		 REAL(syscall)(SYS_utimensat, fd, NULL, ts, flags));
+	FD_WRITE(long, -1, (r_ < 0), fd, REAL(syscall)(SYS_utimensat, fd, NULL, ts, flags));
 }
 
 /*

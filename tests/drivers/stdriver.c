@@ -1291,8 +1291,16 @@ int main(int argc, char **argv)
 		/* a metadata write through a descriptor opened for reading:
 		 * fd-fchmod, fd-fchown, fd-futimes, fd-fsetxattr, and the file
 		 * attribute writes of ioctl: fd-ioctl-setflags (chattr),
-		 * fd-sys-ioctl-setflags (by syscall()), fd-ioctl-fssetxattr */
-		int fd = open(p, O_RDONLY);
+		 * fd-sys-ioctl-setflags (by syscall()), fd-ioctl-fssetxattr;
+		 * fd-opath-NAME: the same through a descriptor open O_PATH,
+		 * which the kernel takes for none of them (EBADF) */
+		char fdname[64];
+		bool opath = !strncmp(c, "fd-opath-", 9);
+		if (opath) {
+			snprintf(fdname, sizeof(fdname), "fd-%s", c + 9);
+			c = fdname;
+		}
+		int fd = open(p, opath ? O_PATH : O_RDONLY);
 		if (fd < 0)
 			r = -1;
 		else if (!strcmp(c, "fd-fchmod"))
@@ -1303,6 +1311,12 @@ int main(int argc, char **argv)
 			r = futimes(fd, NULL);
 		else if (!strcmp(c, "fd-fsetxattr"))
 			r = fsetxattr(fd, "user.st", "1", 1, 0);
+		else if (!strcmp(c, "fd-futimens"))
+			r = futimens(fd, NULL);
+		else if (!strcmp(c, "fd-fremovexattr"))
+			r = fremovexattr(fd, "user.st");
+		else if (!strcmp(c, "fd-sys-utimensat"))
+			r = (int)syscall(SYS_utimensat, fd, NULL, NULL, 0);
 		else if (!strcmp(c, "fd-ioctl-setflags") || !strcmp(c, "fd-sys-ioctl-setflags")) {
 			/* chattr +d: the owner needs no write access */
 			long fl = 0;
@@ -1310,7 +1324,7 @@ int main(int argc, char **argv)
 			r = sys ? (int)syscall(SYS_ioctl, fd, FS_IOC_GETFLAGS, &fl)
 				: ioctl(fd, FS_IOC_GETFLAGS, &fl);
 			fl |= FS_NODUMP_FL;
-			if (r == 0)
+			if (r == 0 || opath) /* O_PATH: the get failed, the set must too */
 				r = sys ? (int)syscall(SYS_ioctl, fd, FS_IOC_SETFLAGS, &fl)
 					: ioctl(fd, FS_IOC_SETFLAGS, &fl);
 		} else if (!strcmp(c, "fd-ioctl-fssetxattr")) {

@@ -74,6 +74,16 @@ for call in fd-fchmod fd-fchown fd-futimes fd-fsetxattr; do
 	check "$call on a read-only file is EACCES" test "$out" = EACCES
 done
 check "fd-fchmod: mode unchanged" test "$(stat -c %a "$W/ro/f")" = 644
+# ... but a descriptor open O_PATH takes none of these writes (the kernel's EBADF, the
+# file untouched): the fence gives the same, not a refusal's EACCES
+for call in fchmod fchown futimes futimens fsetxattr fremovexattr sys-utimensat \
+	ioctl-setflags sys-ioctl-setflags; do
+	want=$("$DRV" fd-opath-$call "$W/ro/f")
+	out=$("$ST" run --fence --policy "$W/policy" -- "$DRV" fd-opath-$call "$W/ro/f")
+	check "fd-opath-$call on a read-only file: $want as untraced (got: $out)" \
+		test "$out" = "$want" -a "$want" != ok
+done
+check "fd-opath: mode unchanged" test "$(stat -c %a "$W/ro/f")" = 644
 # fopen's mode as glibc reads it: a '+' in the six characters after the first opens for
 # writing (refused on a read-only file), one further on is ignored (a read, allowed)
 for mode in r+ rb+ rbe+ rbbbbb+ rbbbbbb+ "r,ccs=UTF-8+"; do
