@@ -4,8 +4,9 @@ wrapped: glibc exports some functions under two or more names at one address (fo
 _IO_fopen, fork and __fork, statfs and __statfs, ...), each a dynamic symbol of its own, and
 a program that calls one by a name the shim does not export reaches the real function with
 no wrapper (no record, no fence).  The libc is the one the shim is linked against; its
-GLIBC_PRIVATE names are not public (a program cannot link them).  Exit 1 naming each name
-missing."""
+GLIBC_PRIVATE names are not public (a program cannot link them).  And every version of a
+wrapped name is one function, but for the old versions shim/abi.c tells apart.  Exit 1 naming
+each name missing or split."""
 import collections, re, subprocess, sys
 
 shim = sys.argv[1]
@@ -37,6 +38,19 @@ for names in at.values():
         missing |= names - exported
 for n in sorted(missing):
     print('FAIL libc name not wrapped, an alias of a wrapped one:', n)
+# Every version of a wrapped name is one function in libc, but for those whose old
+# version behaves differently, which the wrapper tells apart (shim/abi.c): a new compat
+# version of a wrapped name would reach the program with the default's behaviour.
+OLD_ABI = {'realpath', 'nftw', 'nftw64', 'glob', 'glob64', 'posix_spawn', 'posix_spawnp'}
+addrs = collections.defaultdict(set)
+for addr, name in dynsyms(libc):
+    base = name.split('@')[0]
+    if base in exported and 'GLIBC_PRIVATE' not in name:
+        addrs[base].add(addr)
+split = sorted(n for n, a in addrs.items() if len(a) > 1 and n not in OLD_ABI)
+for n in split:
+    print('FAIL libc has versions of a wrapped name at different addresses (shim/abi.c):', n)
 n = sum(1 for names in at.values() if names & exported)
-print(f'shim_aliases: {n} wrapped libc functions, {len(missing)} public name(s) missing')
-sys.exit(1 if missing else 0)
+print(f'shim_aliases: {n} wrapped libc functions, {len(missing)} public name(s) missing, '
+      f'{len(split)} with versions of their own')
+sys.exit(1 if missing or split else 0)
