@@ -1,7 +1,8 @@
-/* shim/abi.c - which version of a libc function the calling object was linked against, for the functions whose old version behaves differently. */
+/* shim/abi.c - which version of a libc function the calling object was linked against, for the
+ * functions whose old version behaves differently. */
 #include <dlfcn.h>
-#include <errno.h>
 #include <elf.h>
+#include <errno.h>
 #include <link.h>
 #include <string.h>
 
@@ -33,9 +34,9 @@
 
 #if defined(__x86_64__) && __GLIBC_PREREQ(2, 35)
 static const char *const old_names[ST_OLD_N] = {
-	[ST_OLD_REALPATH] = "realpath", [ST_OLD_NFTW] = "nftw",	      [ST_OLD_NFTW64] = "nftw64",
-	[ST_OLD_GLOB] = "glob",		[ST_OLD_GLOB64] = "glob64",   [ST_OLD_SPAWN] = "posix_spawn",
-	[ST_OLD_SPAWNP] = "posix_spawnp",
+    [ST_OLD_REALPATH] = "realpath",   [ST_OLD_NFTW] = "nftw",	  [ST_OLD_NFTW64] = "nftw64",
+    [ST_OLD_GLOB] = "glob",	      [ST_OLD_GLOB64] = "glob64", [ST_OLD_SPAWN] = "posix_spawn",
+    [ST_OLD_SPAWNP] = "posix_spawnp",
 };
 
 /* a dynamic entry's address: glibc relocates them in place in a writable
@@ -48,12 +49,12 @@ static uintptr_t dyn_ptr(const struct link_map *m, ElfW(Addr) v)
 
 /* what an object's dynamic section says of its symbols and relocations */
 struct dynv {
-	const ElfW(Sym) *sym;
+	const ElfW(Sym) * sym;
 	const char *str;
-	const ElfW(Half) *versym;
-	const ElfW(Verneed) *vn;
+	const ElfW(Half) * versym;
+	const ElfW(Verneed) * vn;
 	size_t nvn, nsym;
-	const ElfW(Rela) *jmprel, *rela;
+	const ElfW(Rela) * jmprel, *rela;
 	size_t njmprel, nrela;
 };
 static bool dyn_read(const struct link_map *m, struct dynv *v)
@@ -153,8 +154,7 @@ static bool in_text(const struct dl_find_object *fo, const struct link_map *m, u
  * with or without the bnd prefix).  Only bytes inside the object's
  * executable segments are read.
  */
-static uintptr_t call_slot(uintptr_t ret, const struct dl_find_object *fo,
-			   const struct link_map *m)
+static uintptr_t call_slot(uintptr_t ret, const struct dl_find_object *fo, const struct link_map *m)
 {
 	int32_t d;
 	if (in_text(fo, m, ret - 6, 6)) {
@@ -187,7 +187,7 @@ static uintptr_t call_slot(uintptr_t ret, const struct dl_find_object *fo,
 static int slot_old(const struct link_map *m, const struct dynv *v, uintptr_t slot,
 		    const char *name)
 {
-	const ElfW(Rela) *tab[2] = {v->jmprel, v->rela};
+	const ElfW(Rela) * tab[2] = {v->jmprel, v->rela};
 	size_t n[2] = {v->jmprel ? v->njmprel : 0, v->rela ? v->nrela : 0};
 	for (int t = 0; t < 2; t++)
 		for (size_t i = 0; i < n[t]; i++) {
@@ -231,7 +231,8 @@ bool st__old_abi(const void *ret, enum st_old which)
 	if (!(memo.known & bit)) {
 		if ((have = dyn_read(m, &v)))
 			for (size_t i = 1; i < v.nsym; i++) {
-				if (v.sym[i].st_shndx != SHN_UNDEF || strcmp(v.str + v.sym[i].st_name, name))
+				if (v.sym[i].st_shndx != SHN_UNDEF ||
+				    strcmp(v.str + v.sym[i].st_name, name))
 					continue;
 				if (sym_old(&v, i))
 					memo.old |= bit;

@@ -1653,12 +1653,13 @@ static int spawn_common(bool search, bool old, pid_t *pid, const char *file,
 		&hint);
 	errno = c.saved_errno;
 	pid_t child = 0, *cp = pid ? pid : &child; /* the child's pid, for hold's record */
-	st_spawn_fn spawn = old ? (st_spawn_fn)st__resolve_old(&real_spawn_old, "posix_spawn")
-				: REAL(posix_spawn);
+	st_spawn_fn spawn =
+	    old ? (st_spawn_fn)st__resolve_old(&real_spawn_old, "posix_spawn") : REAL(posix_spawn);
 	st_spawn_fn spawnp = old ? (st_spawn_fn)st__resolve_old(&real_spawnp_old, "posix_spawnp")
 				 : REAL(posix_spawnp);
-	r = ST_FORWARD(search && !direct ? spawnp(cp, file, fa, attr, argv, env.envp)
-					 : spawn(cp, direct ? found : file, fa, attr, argv, env.envp));
+	r = ST_FORWARD(search && !direct
+			   ? spawnp(cp, file, fa, attr, argv, env.envp)
+			   : spawn(cp, direct ? found : file, fa, attr, argv, env.envp));
 	int after = errno;
 	/* a program the preload cannot follow ran in the child: its image */
 	if (r == 0 && sent.hold_len)
@@ -1680,14 +1681,14 @@ static int spawn_common(bool search, bool old, pid_t *pid, const char *file,
 EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 		       const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	return spawn_common(false, st__old_abi(__builtin_return_address(0), ST_OLD_SPAWN), pid, path,
-			    fa, attr, argv, envp);
+	return spawn_common(false, st__old_abi(__builtin_return_address(0), ST_OLD_SPAWN), pid,
+			    path, fa, attr, argv, envp);
 }
 EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 			const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	return spawn_common(true, st__old_abi(__builtin_return_address(0), ST_OLD_SPAWNP), pid, file,
-			    fa, attr, argv, envp);
+	return spawn_common(true, st__old_abi(__builtin_return_address(0), ST_OLD_SPAWNP), pid,
+			    file, fa, attr, argv, envp);
 }
 
 /* A file action opens in the child, inside libc: judged and recorded here,

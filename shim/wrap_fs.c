@@ -2386,16 +2386,16 @@ struct st_fscrypt_policy_v1_ {
 static bool ioctl_writes(unsigned long req)
 {
 	switch (req) {
-	case _IOW('f', 2, long):  /* FS_IOC_SETFLAGS (ext4's EXT4_IOC_SETFLAGS) */
-	case _IOW('f', 2, int):	  /* FS_IOC32_SETFLAGS */
-	case _IOW('v', 2, long):  /* FS_IOC_SETVERSION (EXT4_IOC_SETVERSION) */
-	case _IOW('v', 2, int):	  /* FS_IOC32_SETVERSION */
-	case _IOW('f', 4, long):  /* EXT4_IOC_SETVERSION_OLD */
-	case _IOW('f', 4, int):	  /* EXT4_IOC32_SETVERSION_OLD */
+	case _IOW('f', 2, long):		/* FS_IOC_SETFLAGS (ext4's EXT4_IOC_SETFLAGS) */
+	case _IOW('f', 2, int):			/* FS_IOC32_SETFLAGS */
+	case _IOW('v', 2, long):		/* FS_IOC_SETVERSION (EXT4_IOC_SETVERSION) */
+	case _IOW('v', 2, int):			/* FS_IOC32_SETVERSION */
+	case _IOW('f', 4, long):		/* EXT4_IOC_SETVERSION_OLD */
+	case _IOW('f', 4, int):			/* EXT4_IOC32_SETVERSION_OLD */
 	case _IOW('X', 32, struct st_fsxattr_): /* FS_IOC_FSSETXATTR */
 	case _IOR('f', 19, struct st_fscrypt_policy_v1_): /* FS_IOC_SET_ENCRYPTION_POLICY */
-	case _IOW('f', 133, struct st_fsverity_enable_): /* FS_IOC_ENABLE_VERITY */
-	case _IO('f', 9):	  /* EXT4_IOC_MIGRATE */
+	case _IOW('f', 133, struct st_fsverity_enable_):  /* FS_IOC_ENABLE_VERITY */
+	case _IO('f', 9):				  /* EXT4_IOC_MIGRATE */
 		return true;
 	default:
 		return false;
@@ -3125,13 +3125,13 @@ static int glob64_old_body(const char *pattern, int flags, int (*errf)(const cha
 			   glob64_t *pglob)
 {
 	GLOB(((st_glob64_fn)st__resolve_old(&real_glob64_old, "glob64"))(pattern, flags, errf,
-									    pglob));
+									 pglob));
 }
 EXPORT int glob(const char *pattern, int flags, int (*errf)(const char *, int), glob_t *pglob)
 {
 	int r = st__old_abi(__builtin_return_address(0), ST_OLD_GLOB)
-			? glob_old_body(pattern, flags, errf, pglob)
-			: glob_body(pattern, flags, errf, pglob);
+		    ? glob_old_body(pattern, flags, errf, pglob)
+		    : glob_body(pattern, flags, errf, pglob);
 	glob_tilde(pattern, flags);
 	return r;
 }
@@ -3139,8 +3139,8 @@ EXPORT int glob64(const char *pattern, int flags, int (*errf)(const char *, int)
 		  glob64_t *pglob)
 {
 	int r = st__old_abi(__builtin_return_address(0), ST_OLD_GLOB64)
-			? glob64_old_body(pattern, flags, errf, pglob)
-			: glob64_body(pattern, flags, errf, pglob);
+		    ? glob64_old_body(pattern, flags, errf, pglob)
+		    : glob64_body(pattern, flags, errf, pglob);
 	glob_tilde(pattern, flags);
 	return r;
 }

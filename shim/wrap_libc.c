@@ -623,7 +623,8 @@ static bool tmp_dir_search(const char *const *cand, size_t n, const char **dir)
 			hidden = true;
 			continue;
 		}
-		if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, cand[i], &st, 0) == 0 && S_ISDIR(st.st_mode)) {
+		if (ST_SYSCALL(SYS_newfstatat, AT_FDCWD, cand[i], &st, 0) == 0 &&
+		    S_ISDIR(st.st_mode)) {
 			*dir = cand[i];
 			break;
 		}
