@@ -285,6 +285,30 @@ static int read_ready(int fd, char *name, size_t namelen, unsigned *flags, const
 	return 0;
 }
 
+/*
+ * Has the daemon (our child dpid) ended?  Then true, its wait status in *st.
+ * A daemon that was stopped (SIGSTOP, SIGTSTP: it runs in a session of its
+ * own, so only a kill() from outside stops it) is continued at once: while
+ * stopped it answers nothing, so every traced process without the arena
+ * waited each request's reply timeout (10 s) and the run crawled for good,
+ * and at the end the CLI waited SHUTDOWN_TIMEOUT_S for a report it could
+ * not write.  Continued, the run goes on traced, its report complete.
+ * Reaps only dpid; errno as waitpid leaves it.
+ */
+static bool daemon_ended(pid_t dpid, int *st)
+{
+	int s;
+	pid_t p = waitpid(dpid, &s, WNOHANG | WUNTRACED);
+	if (p != dpid)
+		return false;
+	if (WIFSTOPPED(s)) {
+		kill(dpid, SIGCONT);
+		return false;
+	}
+	*st = s;
+	return true;
+}
+
 /* Describe a wait status: "exit status N" / "killed by signal N (NAME)". */
 static void describe_status(int st, char *buf, size_t len)
 {
@@ -1196,6 +1220,11 @@ static int cmd_run_inner(int argc, char **argv, bool *cmd_started)
 					daemon_early = true;
 				}
 			}
+			/* (waitpid(-1) above does not see a stop: CMD's is its own) */
+			if (!daemon_done && daemon_ended(dpid, &dst)) {
+				daemon_done = true;
+				daemon_early = true;
+			}
 			continue;
 		}
 		/*
@@ -1218,8 +1247,7 @@ static int cmd_run_inner(int argc, char **argv, bool *cmd_started)
 		clock_gettime(CLOCK_MONOTONIC, &deadline);
 		deadline.tv_sec += SHUTDOWN_TIMEOUT_S;
 		while (!daemon_done) {
-			pid_t p = waitpid(dpid, &dst, WNOHANG);
-			if (p == dpid) {
+			if (daemon_ended(dpid, &dst)) {
 				daemon_done = true;
 				break;
 			}

@@ -19,6 +19,7 @@
 #include <sys/mount.h>
 #include <linux/fs.h> /* after sys/mount.h: FS_IOC_* */
 #include <sys/ioctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/auxv.h>
 #include <syslog.h>
@@ -1230,6 +1231,30 @@ int main(int argc, char **argv)
 		int hfd = open(p, O_RDONLY), mfd = open(q, O_RDONLY | O_DIRECTORY);
 		r = hfd < 0 || mfd < 0 || read(hfd, hb, sizeof(hb)) <= 0 ? -1
 			: open_by_handle_at(mfd, (struct file_handle *)hb, O_RDONLY);
+	} else if (!strcmp(c, "freeze")) {
+		/* freeze PID THAW: hold process PID still (a ptrace stop, which
+		 * PID's parent does not see: a daemon that hangs, alive, and
+		 * that its CLI cannot tell from one at work) until the file
+		 * THAW exists or PID ends; prints "frozen" once it is.  A
+		 * SIGTERM sent meanwhile waits; a SIGKILL ends it (and is
+		 * reaped here, so that its parent's waitpid returns). */
+		pid_t pid = (pid_t)atol(p);
+		int wst;
+		if (ptrace(PTRACE_SEIZE, pid, 0, 0) != 0 || ptrace(PTRACE_INTERRUPT, pid, 0, 0) != 0 ||
+		    waitpid(pid, &wst, __WALL) != pid) {
+			printf("%s\n", strerrorname_np(errno));
+			return 1;
+		}
+		printf("frozen\n");
+		fflush(stdout);
+		while (q != NULL && access(q, F_OK) != 0) {
+			pid_t w = waitpid(pid, &wst, __WALL | WNOHANG);
+			if (w == pid && (WIFEXITED(wst) || WIFSIGNALED(wst)))
+				return 0;
+			usleep(20000);
+		}
+		ptrace(PTRACE_DETACH, pid, 0, 0);
+		return 0;
 	} else if (!strcmp(c, "vfork-errno")) {
 		/* errno set to EDOM, then a vfork child that execs PROG by
 		 * execv, and one by execvp of its base name: the parent prints
