@@ -1,6 +1,7 @@
 /* shim/client.c - the shim's connection to sandtraced: connect, HELLO, records, requests, EXIT. */
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -28,12 +29,56 @@ static bool fd_is_ours(void)
 }
 
 /* Move a new descriptor out of the low numbers programs use (>= 10; high
- * numbers first so that shells' N>file and close loops rarely meet it). */
+ * numbers first so that shells' N>file and close loops rarely meet it).
+ *
+ * Under a small RLIMIT_NOFILE (a program or a shell's `ulimit -n 8`: no
+ * number >= 10 can be had) the socket stayed where socket() put it, the
+ * lowest free number, 3: the program's next open got 4 where untraced it
+ * got 3, and with `ulimit -n 5` a program that held two files failed its
+ * second open with EMFILE.  Then, when the hard limit lets it, the soft one
+ * is raised for the dup alone (a descriptor above the soft limit stays
+ * valid; only new numbers are bounded by it) and put back: another thread
+ * that asks for the limit meanwhile sees the raised one, and one that opens
+ * a file while all numbers below the limit are taken gets one above it.
+ * Else the socket goes to the highest free number below the limit, so that
+ * the program's opens still get the numbers they would get untraced, while
+ * it has fewer of them (EMFILE one open early, not at its first).
+ * Raw system calls only: async-signal-safe; errno is not preserved (the
+ * caller's lock path saves it). */
 static int move_high(int fd)
 {
 	static const int mins[] = {900, 100, 10};
 	for (unsigned i = 0; i < sizeof(mins) / sizeof(mins[0]); i++) {
 		int n = (int)ST_SYSCALL(SYS_fcntl, fd, F_DUPFD_CLOEXEC, mins[i]);
+		if (n >= 0) {
+			ST_SYSCALL(SYS_close, fd);
+			return n;
+		}
+	}
+	struct rlimit rl;
+	if (ST_SYSCALL(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0)
+		return fd;
+	if (rl.rlim_max > rl.rlim_cur) {
+		struct rlimit up = rl;
+		up.rlim_cur = rl.rlim_max < (rlim_t)mins[0] + 1 ? rl.rlim_max : (rlim_t)mins[0] + 1;
+		if (ST_SYSCALL(SYS_prlimit64, 0, RLIMIT_NOFILE, &up, NULL) == 0) {
+			int n = -1;
+			for (unsigned i = 0; i < sizeof(mins) / sizeof(mins[0]) && n < 0; i++)
+				n = (int)ST_SYSCALL(SYS_fcntl, fd, F_DUPFD_CLOEXEC, mins[i]);
+			if (n < 0 && up.rlim_cur > 1) /* the hard limit below 11 */
+				n = (int)ST_SYSCALL(SYS_fcntl, fd, F_DUPFD_CLOEXEC,
+						    (int)up.rlim_cur - 1);
+			ST_SYSCALL(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, NULL);
+			if (n >= 0) {
+				ST_SYSCALL(SYS_close, fd);
+				return n;
+			}
+		}
+	}
+	/* the highest free number below the limit (at most 10 tries: the
+	 * limit is below 11 here, or every number from 10 up is taken) */
+	for (long k = (long)(rl.rlim_cur < 11 ? rl.rlim_cur : 11) - 1; k > fd; k--) {
+		int n = (int)ST_SYSCALL(SYS_fcntl, fd, F_DUPFD_CLOEXEC, (int)k);
 		if (n >= 0) {
 			ST_SYSCALL(SYS_close, fd);
 			return n;

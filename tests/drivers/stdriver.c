@@ -1255,6 +1255,16 @@ int main(int argc, char **argv)
 		}
 		ptrace(PTRACE_DETACH, pid, 0, 0);
 		return 0;
+	} else if (!strcmp(c, "open-fds")) {
+		/* PATH opened until an open fails: the numbers got, then the
+		 * errno name (the shim's own descriptors must not take the
+		 * program's low numbers, nor, under a soft RLIMIT_NOFILE the
+		 * hard one lets it leave, any of its numbers) */
+		int fd;
+		while ((fd = open(p, O_RDONLY)) >= 0 && fd < 64)
+			printf("%d ", fd);
+		printf("%s\n", fd < 0 ? strerrorname_np(errno) : "more");
+		return 0;
 	} else if (!strcmp(c, "vfork-errno")) {
 		/* errno set to EDOM, then a vfork child that execs PROG by
 		 * execv, and one by execvp of its base name: the parent prints
