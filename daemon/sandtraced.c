@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/vfs.h>
@@ -163,6 +164,9 @@ struct daemon {
 	/* state */
 	unsigned run_flags;
 	int epfd, lfd, sigfd;
+	/* lfd taken out of the epoll set: accept() failed for want of a
+	 * descriptor (EMFILE, ENFILE); put back when a client closes */
+	bool accept_paused;
 	bool stopping;
 	bool report_failed; /* a write of the report failed: logged once (report_failed) */
 	bool reload_pending; /* SIGHUP: re-read the policy file */
@@ -1196,6 +1200,11 @@ static void client_close(struct daemon *d, struct client *c, const char *why)
 			(long long)c->uid, why);
 	epoll_ctl(d->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
+	if (d->accept_paused) {
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &d->lfd};
+		if (epoll_ctl(d->epfd, EPOLL_CTL_MOD, d->lfd, &ev) == 0)
+			d->accept_paused = false;
+	}
 	HASH_DEL(d->clients, c);
 	free(c->buf);
 	free(c);
@@ -1447,7 +1456,20 @@ static unsigned accept_all(struct daemon *d)
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
-			if (errno != EAGAIN && errno != EWOULDBLOCK)
+			/* Out of descriptors (the hard RLIMIT_NOFILE: the soft one
+			 * was raised at the start): the connection stays in the
+			 * backlog, and the listening socket, readable, woke the loop
+			 * at once again: 900 000 log lines in two seconds and a
+			 * spinning daemon.  It waits out of the epoll set until a
+			 * client closes (client_close puts it back). */
+			if ((errno == EMFILE || errno == ENFILE) && !d->accept_paused) {
+				st__log("accept: %s: new clients wait until a client closes",
+					strerror(errno));
+				struct epoll_event ev = {.events = 0, .data.ptr = &d->lfd};
+				if (epoll_ctl(d->epfd, EPOLL_CTL_MOD, d->lfd, &ev) == 0)
+					d->accept_paused = true;
+			} else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EMFILE &&
+				   errno != ENFILE)
 				st__log("accept: %s", strerror(errno));
 			return n;
 		}
@@ -2582,6 +2604,19 @@ int main(int argc, char **argv)
 	}
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		fatal("getcwd: %s", strerror(errno));
+
+	/* One descriptor a client (every traced process of a --no-cache run,
+	 * each that asks): at the soft limit accept() failed with EMFILE, and
+	 * processes past it waited their reply timeout, then went on untraced
+	 * (1100 at once under the usual soft 1024 made the report incomplete).
+	 * The soft limit goes up to the hard one; the daemon runs no program,
+	 * so no traced process inherits it. */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &nofile) != 0)
+			st__log("raising RLIMIT_NOFILE: %s", strerror(errno));
+	}
 
 	/* Signals arrive through a signalfd; the parent's death is one of them. */
 	sigset_t set;

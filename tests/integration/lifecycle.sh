@@ -40,6 +40,32 @@ for mode in cache no-cache; do
 	check "daemon stopped ($mode): the report is complete" test "$(summary_field "$R" complete)" = true
 	check "daemon stopped ($mode): the report has the reads" has R "$W/present" "$R"
 done
+# 1d. many processes at once, each with its connection (--no-cache), past the daemon's soft
+#     RLIMIT_NOFILE: accept() failed with EMFILE, the processes past it waited their reply
+#     timeout (1 s here) and went on without the daemon: the report was incomplete (1100
+#     processes under the usual soft 1024 alike).  The daemon raises its soft limit to the
+#     hard one; the command keeps the limit it was given.
+R=$W/many.jsonl
+SANDTRACE_TEST_REPLY_TIMEOUT_MS=1000 sh -c 'ulimit -S -n 64; exec "$@"' sh \
+	"$ST" run --no-cache --report "$R" -- sh -c 'ulimit -S -n > many.lim; i=0
+	while [ $i -lt 100 ]; do (cat present > /dev/null; sleep 1; cat present > /dev/null) & i=$((i+1)); done; wait'
+check "100 processes at once over a soft limit of 64: the command keeps its limit ($(cat many.lim))" test "$(cat many.lim)" = 64
+check "100 processes at once over a soft limit of 64: the report is complete ($(summary_field "$R" reasons))" \
+	test "$(summary_field "$R" complete)" = true
+#     Over a hard limit of 64 the daemon's accept() failed with EMFILE and the listening
+#     socket, still readable, woke its loop at once: it spun and logged the failure some
+#     400 000 times a second.  It now stops listening until a client closes; the others wait
+#     in the backlog (those that wait longer than their reply timeout go on without it, and
+#     the report says so: a process holds its connection while it waits for a child).
+R=$W/many-hard.jsonl
+SANDTRACE_TEST_REPLY_TIMEOUT_MS=1000 sh -c 'ulimit -n 64; exec "$@"' sh "$ST" run --no-cache --log "$W/many-hard.log" --report "$R" -- sh -c 'i=0
+	while [ $i -lt 100 ]; do (cat present > /dev/null; sleep 1; cat present > /dev/null) & i=$((i+1)); done; wait'
+n=$(grep -c 'accept: ' "$W/many-hard.log")
+check "100 processes at once over a hard limit of 64: the daemon's accept failure logged once a pause ($n lines), not in a loop" \
+	test "$n" -gt 0 -a "$n" -lt 1000
+c=$(summary_field "$R" complete)
+check "100 processes at once over a hard limit of 64: complete, or the report says what was missed" \
+	sh -c "test '$c' = true || grep -q 'stopped waiting for the daemon' '$R'"
 # 2. fenced run, daemon killed: fail closed for what was not decided (ask), allow rules still hold
 # 2. fenced run, daemon killed: denials keep working (decided in the process from
 #    the arena), allowed opens still work, and an `ask` fails closed
