@@ -208,7 +208,7 @@ static void note_signal(int sig)
 
 /*
  * A signal of set (the forwarded ones, held blocked) that would stop CMD
- * (all but SIGWINCH; SIGCHLD is left pending), taken if one is pending, or 0.
+ * (all but SIGWINCH and SIGURG, ignored by default; SIGCHLD is left pending), taken if one is pending, or 0.
  * Before CMD runs, such a signal (a ^C at the terminal while the daemon
  * starts) means: do not start it.
  */
@@ -217,6 +217,7 @@ static int take_stop_signal(const sigset_t *set)
 	sigset_t fw = *set, pend;
 	sigdelset(&fw, SIGCHLD);
 	sigdelset(&fw, SIGWINCH);
+	sigdelset(&fw, SIGURG);
 	if (sigpending(&pend) < 0)
 		return 0;
 	for (int sig = 1; sig < NSIG; sig++) {
@@ -831,12 +832,19 @@ static int cmd_run_inner(int argc, char **argv, bool *cmd_started)
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	/* every signal a process manager or a user sends to stop or poke a
-	 * command: passed on to CMD, as if sent to it (SIGUSR1 killed the CLI
-	 * and left CMD running untraced) */
-	static const int forwarded[] = {SIGINT,	 SIGTERM, SIGHUP,  SIGQUIT,
-					SIGUSR1, SIGUSR2, SIGALRM, SIGWINCH};
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&set, forwarded[i]);
+	 * command: passed on to CMD, as if sent to it.  SIGUSR1 killed the CLI
+	 * and left CMD running untraced; so did every signal but the eight once
+	 * listed here (SIGPWR, SIGXCPU, SIGVTALRM, SIGIO, SIGRTMIN+N, ...: the
+	 * command's trap never ran, the run ended 128+N at once).  All but
+	 * those that cannot be caught, SIGCHLD (the CLI's own) and job control
+	 * (SIGTSTP, SIGTTIN, SIGTTOU, SIGCONT: the terminal's stop must stop the
+	 * CLI too, which its shell waits for).  A fault of the CLI itself
+	 * (SIGSEGV, SIGBUS, ...) still kills it: the kernel unblocks a fault's
+	 * signal.  (sigaddset refuses glibc's own real-time signals.) */
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && sig != SIGTSTP && sig != SIGTTIN &&
+		    sig != SIGTTOU && sig != SIGCONT)
+			sigaddset(&set, sig);
 	/* Blocked before anything is made: a SIGTERM that came between the
 	 * mkdtemp of the private directory (or the open that makes --report,
 	 * --summary or --pidfile below, to check it can be written) and this

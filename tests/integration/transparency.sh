@@ -38,14 +38,28 @@ done
 check "signal death is 128+N" test $rc -eq 143
 # signals sent to sandtrace reach the command as if sent to it (SIGUSR1 used
 # to kill the CLI and leave the command running untraced)
-for sig in USR1 USR2 ALRM; do
+# (and every other signal that can be caught, job control aside: SIGPWR, SIGXCPU,
+# SIGVTALRM, SIGIO, SIGTRAP, SIGPIPE, SIGURG, the real-time ones killed the CLI at once,
+# 128+N, and left the command running without its daemon)
+for sig in USR1 USR2 ALRM PWR XCPU VTALRM PROF IO SYS TRAP PIPE URG RTMIN RTMIN+1 RTMAX; do
 	rm -f "$W/rdy"
-	# (until $W/stop: a command the signal missed does not outlive the test)
-	"$ST" run -- sh -c "trap 'exit 7' $sig; touch '$W/rdy'; while [ ! -e '$W/stop' ]; do sleep 0.05; done" &
+	# (until $W/stop or 10 s: a command the signal missed does not outlive the test, nor
+	# hold it: a CLI that ignored the signal, SIGPIPE, SIGURG, waited for it)
+	"$ST" run -- sh -c "trap 'exit 7' $sig; touch '$W/rdy'; i=0; while [ ! -e '$W/stop' ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i+1)); done" &
 	cli=$!
 	i=0; while [ ! -e "$W/rdy" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
 	kill -$sig $cli; wait $cli; rc=$?
 	check "SIG$sig sent to sandtrace reaches the command (its trap's exit 7, got $rc)" test $rc -eq 7
+done
+# a command that does not catch it dies of it, as untraced: 128+N
+for sig in PWR RTMIN+1; do
+	rm -f "$W/rdy"
+	"$ST" run -- sh -c "touch '$W/rdy'; i=0; while [ ! -e '$W/stop' ] && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i+1)); done" &
+	cli=$!
+	i=0; while [ ! -e "$W/rdy" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+	sh -c "sleep 5 & kill -$sig \$!; wait \$!" 2>/dev/null; want=$?
+	kill -$sig $cli; wait $cli; rc=$?
+	check "SIG$sig sent to sandtrace kills the command, which is what the run says ($rc, untraced $want)" test $rc -eq $want
 done
 touch "$W/stop"
 "$ST" run -- /nonexistent/prog 2>/dev/null; rc=$?
