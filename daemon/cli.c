@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -308,6 +309,37 @@ static bool daemon_ended(pid_t dpid, int *st)
 	}
 	*st = s;
 	return true;
+}
+
+/*
+ * End the CLI by signal sig, as CMD ended: its parent's wait then sees what
+ * it sees untraced.  An exit with 128 + N is what a shell's $? says either
+ * way, but not what other parents see: Python's returncode (143, not -15),
+ * make ("Error 143", not "Terminated"), a shell's own report of the death
+ * ("Segmentation fault") and bash's wait for a child killed by SIGINT (it
+ * ends its script too).  No core file of the CLI's own (RLIMIT_CORE 0).
+ * Returns only when sig does not end a process (its default action is to
+ * ignore or stop): the caller exits with 128 + N then.
+ */
+static void die_of_signal(int sig)
+{
+	if (sig == SIGKILL) {
+		raise(SIGKILL);
+		return;
+	}
+	struct rlimit nocore = {0, 0};
+	setrlimit(RLIMIT_CORE, &nocore);
+	fflush(stdout);
+	fflush(stderr);
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	sigemptyset(&dfl.sa_mask);
+	if (sigaction(sig, &dfl, NULL) != 0)
+		return;
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	raise(sig); /* pending while blocked, taken at the unblock */
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
 }
 
 /* Describe a wait status: "exit status N" / "killed by signal N (NAME)". */
@@ -1373,6 +1405,8 @@ static int cmd_run_inner(int argc, char **argv, bool *cmd_started)
 	free(audit);
 	free(preload);
 	free(daemon_path);
+	if (WIFSIGNALED(cst) && status == 128 + WTERMSIG(cst))
+		die_of_signal(WTERMSIG(cst));
 	return status;
 }
 

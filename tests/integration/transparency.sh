@@ -36,6 +36,15 @@ for lim in "-S -n 5" "-S -n 8" "-n 8"; do
 done
 "$ST" run -- sh -c 'kill -TERM $$'; rc=$?
 check "signal death is 128+N" test $rc -eq 143
+# ... and to a parent that is not a shell the run dies of the command's signal, as the
+# command did untraced: Python's returncode said 143, not -15, make "Error 143", not
+# "Terminated"; no core file of the CLI's own
+for sig in TERM INT SEGV USR1; do
+	u=$(python3 -c 'import subprocess, sys; print(subprocess.call(sys.argv[1:]))' sh -c "kill -$sig \$\$" 2>&1)
+	t=$(cd "$W" && python3 -c 'import subprocess, sys; print(subprocess.call(sys.argv[1:]))' "$ST" run -- sh -c "kill -$sig \$\$" 2>&1)
+	check "SIG$sig: the run's wait status is the command's ($t, untraced $u)" test "$t" = "$u"
+done
+check "no core file of the CLI's" test ! -e "$W/core"
 # signals sent to sandtrace reach the command as if sent to it (SIGUSR1 used
 # to kill the CLI and leave the command running untraced)
 # (and every other signal that can be caught, job control aside: SIGPWR, SIGXCPU,
