@@ -219,6 +219,9 @@ static int take_stop_signal(const sigset_t *set)
 	sigdelset(&fw, SIGCHLD);
 	sigdelset(&fw, SIGWINCH);
 	sigdelset(&fw, SIGURG);
+	sigdelset(&fw, SIGTSTP); /* (they stop, not end) */
+	sigdelset(&fw, SIGTTIN);
+	sigdelset(&fw, SIGTTOU);
 	if (sigpending(&pend) < 0)
 		return 0;
 	for (int sig = 1; sig < NSIG; sig++) {
@@ -340,6 +343,37 @@ static void die_of_signal(int sig)
 	sigaddset(&one, sig);
 	raise(sig); /* pending while blocked, taken at the unblock */
 	sigprocmask(SIG_UNBLOCK, &one, NULL);
+}
+
+/*
+ * CMD (our child cpid) stopped, by signal sig: stop the CLI as well, so that
+ * its parent (a shell's job control, a process manager) sees the stop it
+ * sees untraced; when the CLI is continued, continue CMD (a `kill -CONT`
+ * sent to the CLI alone; `fg` continues the whole process group).  A
+ * job-control stop (SIGTSTP, SIGTTIN, SIGTTOU) is taken with its default
+ * action for the moment of the raise: the kernel drops it in an orphaned
+ * process group, as it would CMD's own (then nothing stops); else SIGSTOP.
+ * The CLI stayed running while CMD was stopped (`kill -STOP`, a shell's
+ * `kill -STOP $$`, a terminal's ^Z on a command in a group of its own), and
+ * a SIGTSTP sent to the CLI stopped the CLI alone (now passed on to CMD).
+ */
+static void stop_as(pid_t cpid, int sig)
+{
+	if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+		struct sigaction dfl = {.sa_handler = SIG_DFL}, old;
+		sigemptyset(&dfl.sa_mask);
+		sigaction(sig, &dfl, &old);
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		raise(sig); /* held (blocked), taken at the unblock: a stop, or dropped */
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		sigprocmask(SIG_BLOCK, &one, NULL);
+		sigaction(sig, &old, NULL);
+	} else {
+		raise(SIGSTOP);
+	}
+	kill(cpid, SIGCONT);
 }
 
 /* Describe a wait status: "exit status N" / "killed by signal N (NAME)". */
@@ -868,14 +902,13 @@ static int cmd_run_inner(int argc, char **argv, bool *cmd_started)
 	 * and left CMD running untraced; so did every signal but the eight once
 	 * listed here (SIGPWR, SIGXCPU, SIGVTALRM, SIGIO, SIGRTMIN+N, ...: the
 	 * command's trap never ran, the run ended 128+N at once).  All but
-	 * those that cannot be caught, SIGCHLD (the CLI's own) and job control
-	 * (SIGTSTP, SIGTTIN, SIGTTOU, SIGCONT: the terminal's stop must stop the
-	 * CLI too, which its shell waits for).  A fault of the CLI itself
+	 * those that cannot be caught, SIGCHLD (the CLI's own) and SIGCONT.  A
+	 * stop (SIGTSTP, SIGTTIN, SIGTTOU) too: the CLI stops when CMD does
+	 * (stop_as), so its shell sees the stop of the job it waits for.  A fault of the CLI itself
 	 * (SIGSEGV, SIGBUS, ...) still kills it: the kernel unblocks a fault's
 	 * signal.  (sigaddset refuses glibc's own real-time signals.) */
 	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP && sig != SIGTSTP && sig != SIGTTIN &&
-		    sig != SIGTTOU && sig != SIGCONT)
+		if (sig != SIGKILL && sig != SIGSTOP && sig != SIGCONT)
 			sigaddset(&set, sig);
 	/* Blocked before anything is made: a SIGTERM that came between the
 	 * mkdtemp of the private directory (or the open that makes --report,
@@ -1250,8 +1283,13 @@ static int cmd_run_inner(int argc, char **argv, bool *cmd_started)
 		if (sig == SIGCHLD) {
 			int st;
 			pid_t p;
-			while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
-				if (p == cpid) {
+			while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+				if (WIFSTOPPED(st)) {
+					if (p == cpid)
+						stop_as(cpid, WSTOPSIG(st));
+					else if (p == dpid) /* see daemon_ended */
+						kill(dpid, SIGCONT);
+				} else if (p == cpid) {
 					cst = st;
 					cmd_done = true;
 				} else if (p == dpid) {
@@ -1259,11 +1297,6 @@ static int cmd_run_inner(int argc, char **argv, bool *cmd_started)
 					daemon_done = true;
 					daemon_early = true;
 				}
-			}
-			/* (waitpid(-1) above does not see a stop: CMD's is its own) */
-			if (!daemon_done && daemon_ended(dpid, &dst)) {
-				daemon_done = true;
-				daemon_early = true;
 			}
 			continue;
 		}

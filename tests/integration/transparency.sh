@@ -60,6 +60,25 @@ for sig in USR1 USR2 ALRM PWR XCPU VTALRM PROF IO SYS TRAP PIPE URG RTMIN RTMIN+
 	kill -$sig $cli; wait $cli; rc=$?
 	check "SIG$sig sent to sandtrace reaches the command (its trap's exit 7, got $rc)" test $rc -eq 7
 done
+# job control: a command that stops stops the run (its parent sees the stop it sees
+# untraced) and a SIGCONT to sandtrace continues it; a SIGTSTP sent to sandtrace is the
+# command's. sandtrace ran on while its command was stopped, and a SIGTSTP stopped
+# sandtrace alone: the command ran on (its trap never ran)
+"$ST" run -- sh -c 'kill -STOP $$; echo resumed' > "$W/jc1" &
+cli=$!
+i=0; while [ "$(awk '{print $3}' /proc/$cli/stat 2>/dev/null)" != T ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done
+st=$(awk '{print $3}' /proc/$cli/stat 2>/dev/null)
+kill -CONT $cli
+for k in $(ps -o pid= --ppid $cli); do kill -CONT $k; done # (a command left stopped: go on)
+wait $cli; rc=$?
+check "a command that stops itself stops sandtrace (state $st), a SIGCONT to sandtrace continues it (rc $rc, $(cat "$W/jc1"))" \
+	sh -c "test '$st' = T && test $rc -eq 0 && test \"\$(cat '$W/jc1')\" = resumed"
+rm -f "$W/rdy"
+"$ST" run -- sh -c "trap 'exit 7' TSTP; touch '$W/rdy'; i=0; while [ \$i -lt 200 ]; do sleep 0.05; i=\$((i+1)); done" &
+cli=$!
+i=0; while [ ! -e "$W/rdy" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+kill -TSTP $cli; sleep 0.5; kill -CONT $cli; wait $cli; rc=$?
+check "SIGTSTP sent to sandtrace reaches the command (its trap's exit 7, got $rc)" test $rc -eq 7
 # a command that does not catch it dies of it, as untraced: 128+N
 for sig in PWR RTMIN+1; do
 	rm -f "$W/rdy"
