@@ -8,6 +8,7 @@ CHAIN=$B/tests/drivers/chain
 SWAPRACE=$B/tests/drivers/swaprace
 W=$(mktemp -d /tmp/st-integ.XXXXXX)
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
+FSFUZZ=$B/tests/drivers/fsfuzz
 PASS=0; FAIL=0
 ok()   { PASS=$((PASS+1)); echo "ok   - $*"; }
 bad()  { FAIL=$((FAIL+1)); echo "FAIL - $*"; }

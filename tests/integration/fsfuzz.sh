@@ -1,0 +1,77 @@
+#!/bin/sh
+# tests/integration/fsfuzz.sh - a differential test of the cache's coherence: random, seeded sequences of namespace changes and accesses (drivers/fsfuzz.c) give the same output and the same records with the cache and with --no-cache, and the output of an untraced run where the policy hides nothing.
+. "$(dirname "$0")/lib.sh"
+FZ=$FSFUZZ
+# the tree's root, the same path in every run so that the records compare; a name the
+# driver makes escapes it by at most three "..", which stay inside box
+T=$W/box/p/q/t
+drivers_rules() {
+	system_rules
+	printf 'allow read %s/tests/drivers\nallow exec %s/tests/drivers\n' "$B" "$B"
+}
+# all: hides nothing the driver reaches; fence: t/a allowed, t/h and the rest hidden;
+# deny: trace-only, t/h denied
+{ drivers_rules; echo "allow any $W/box"; } > "$W/p.all"
+{ drivers_rules; echo "allow any $T/a"; } > "$W/p.fence"
+echo "deny any $T/h" > "$W/p.deny"
+fresh() { rm -rf "$W/box"; mkdir -p "$T" && "$FZ" setup "$T"; }
+# records: the (kind, path) set and the violations' (kind, path, class) set; an
+# O_TMPFILE's name ("d/#INODE") carries the inode number of the run
+records() {
+	{
+		"$ST" report --list "$1"
+		python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r=json.loads(l)
+    if r.get("type")=="violation": print("V\t%s\t%s\t%s"%(r.get("kind"),r.get("path"),r.get("class")))' "$1"
+	} | sed 's|/#[0-9]*|/#I|g' | sort -u
+}
+# traced NAME MODE OPTION ARGS...: one run of the driver, its output in $W/NAME.out and its
+# records in $W/NAME.set
+traced() {
+	n=$1 m=$2 o=$3; shift 3
+	fresh
+	case $m in deny) f= ;; *) f=--fence ;; esac
+	"$ST" run $o $f --policy "$W/p.$m" --report "$W/$n.r" -- "$FZ" "$@" > "$W/$n.out" 2> "$W/$n.err"
+	records "$W/$n.r" > "$W/$n.set"
+}
+same() { cmp -s "$W/$1" "$W/$2"; }
+# differential MODE ARGS...: with the cache and with --no-cache, the same output and records
+differential() {
+	m=$1; shift
+	traced c "$m" "" "$@"
+	traced nc "$m" --no-cache "$@"
+	same c.out nc.out && same c.set nc.set
+}
+
+# ---------------------------------------------------------------------------
+# (a) the driver is deterministic, and its sequences do something: an untraced run
+# twice gives the same output, in which calls succeed and fail, children and
+# threads take steps
+# ---------------------------------------------------------------------------
+fresh; "$FZ" run "$T" 7 300 > "$W/u1.out"
+fresh; "$FZ" run "$T" 7 300 > "$W/u2.out"
+check "fsfuzz: an untraced sequence is the same twice" same u1.out u2.out
+check "fsfuzz: it has 300 steps, calls that succeed and calls that fail" \
+	sh -c "grep -q '^299 ' '$W/u1.out' && grep -q ' = 0' '$W/u1.out' && grep -q ' = -1 ENOENT' '$W/u1.out'"
+check "fsfuzz: steps in forked children and in threads" \
+	sh -c "grep -q '^[0-9]*c[0-9]' '$W/u1.out' && grep -q '^[0-9]*t[0-9]' '$W/u1.out'"
+
+# ---------------------------------------------------------------------------
+# (b) the fuzzer: fixed seeds, each a sequence of 300 steps run four ways per policy:
+# untraced; under a policy that hides nothing (fenced: the same output as untraced,
+# with the cache and without); fenced with t/h hidden and trace-only with a deny
+# rule for t/h (the same output and records with the cache and without)
+# ---------------------------------------------------------------------------
+for seed in 1 41 77 ${FSFUZZ_SEEDS:-}; do
+	fresh; "$FZ" run "$T" $seed 300 > "$W/u.out"
+	for m in all fence deny; do
+		if differential $m run "$T" $seed 300; then ok "seed $seed, $m: cache and --no-cache agree"
+		else
+			bad "seed $seed, $m: cache and --no-cache agree"
+			diff "$W/c.out" "$W/nc.out" | head -5; diff "$W/c.set" "$W/nc.set" | head -5
+		fi
+		[ $m = all ] && check "seed $seed, all: the output of the untraced run" same u.out c.out
+	done
+done
+done_
