@@ -165,7 +165,9 @@ void st__acc_init(struct st_acc *a, int dirfd, const char *path, unsigned kind, 
  * bumps the global generation; a component can only be replaced by a link
  * to a file after it was removed, and removing a directory bumps its
  * children's slot, which is the slot this key is made with one level down.
- * 0xf0 is no other key class.
+ * It says no link, not a directory: "f/x" with f a file confirms f (the
+ * lookup of x fails there, ENOTDIR), so the walk still asks a ".." right
+ * after the prefix (st_walk.known).  0xf0 is no other key class.
  */
 #define KEY_DIR_SELF 0xf0u
 

@@ -385,6 +385,13 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 	if (known) { /* the caller vouches for in[0..known): no readlink there */
 		memcpy(out, in, known);
 		olen = pos = conf = known;
+		/* but not that its last name is a directory: a file's name
+		 * resolves to itself too ("f/x" confirms "f" when the lookup of
+		 * x fails with ENOTDIR), and "f/.." fails there (a review's
+		 * fuzzer: "unlink f/d" then "open f/../" was judged and
+		 * recorded as f's directory with the cache, as f without).
+		 * RESOLVE_IN_ROOT's root is the dirfd's directory. */
+		unsure_dir = known > root;
 	}
 	while (pos < rlen) {
 		while (pos < rlen && cur[pos] == '/')
@@ -417,7 +424,7 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 			 * not be searched) is not left by "..": the kernel
 			 * fails there (ENOTDIR, ENOENT, EACCES), which is the
 			 * path that names the failure, not its parent's x */
-			if (unsure_dir && olen > known) {
+			if (unsure_dir && olen > root) {
 				out[olen] = 0;
 				if (raw_no_dotdot(out, olen, cap)) {
 					if (w)

@@ -1001,7 +1001,9 @@ ssize_t st__path_fold(char *p, size_t len);      /* lexical fold of .. too (no s
 struct st_walk {
 	/* in: the length of a prefix of the path, ending before a '/', that
 	 * the caller knows resolves to itself (no component a link, no "." or
-	 * ".."): taken as is, without a readlink (0: none) */
+	 * ".."): taken as is, without a readlink (0: none).  Its last name
+	 * is not vouched to be a directory: a ".." right after it is asked
+	 * of the kernel (ENOTDIR at a file) */
 	size_t known;
 	/* in: RESOLVE_IN_ROOT's root, the length of a prefix of the path, at
 	 * most known, that ".." never leaves and where an absolute link's
