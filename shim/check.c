@@ -12,7 +12,8 @@
  * fchdir and chroot invalidate it; readers that race a writer retry.  It is
  * also kept with the arena's global generation it was read in: a directory
  * moved by any traced process (a global bump) may have been one of its
- * ancestors, so a copy of an older generation is read again. ---- */
+ * ancestors, so a copy of an older generation is read again.  Without the
+ * arena there is no such generation, and no copy. ---- */
 static char cwd_buf[ST_PATH_BUF];
 ST_HOT static _Atomic size_t cwd_len;
 ST_HOT static _Atomic uint64_t cwd_fs_gen;
@@ -61,7 +62,13 @@ ssize_t st__getcwd(char *buf, size_t cap)
 	int saved = errno;
 	unsigned g = atomic_load_explicit(&st__g.cwd_gen, memory_order_acquire);
 	uint64_t fsg = fs_gen_now();
-	if (!(g & 1) && atomic_load_explicit(&st__g.cwd_valid, memory_order_acquire) &&
+	/* without the arena (--no-cache) no generation says that an ancestor
+	 * moved (a rename or exchange by this process or another): no copy,
+	 * the kernel is asked each time, beside the daemon's round trip that
+	 * follows anyway (the fuzzer: chdir d; exchange d and a link; a name
+	 * relative to the cwd was resolved through the link) */
+	bool keep = st__g.arena.base != NULL;
+	if (keep && !(g & 1) && atomic_load_explicit(&st__g.cwd_valid, memory_order_acquire) &&
 	    atomic_load_explicit(&cwd_fs_gen, memory_order_relaxed) == fsg) {
 		size_t n = atomic_load_explicit(&cwd_len, memory_order_relaxed);
 		if (n + 1 <= cap) {
@@ -76,7 +83,7 @@ ssize_t st__getcwd(char *buf, size_t cap)
 	/* not cached, or a writer raced the copy: ask the kernel */
 	ssize_t r = kernel_cwd(buf, cap);
 	errno = saved;
-	if (r < 0 || st__vchild) /* a vfork child's cwd is not its parent's to cache */
+	if (r < 0 || st__vchild || !keep) /* a vfork child's cwd is not its parent's to cache */
 		return r;
 	size_t n = (size_t)r;
 	unsigned exp = g & ~1u;

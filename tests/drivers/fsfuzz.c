@@ -33,7 +33,9 @@
  * and errno name, a file's type, link count and size, a link's target and a directory's
  * listing sorted.  ROOT is printed as "@" (in names and in link targets), so that runs in
  * different directories compare.  A "burst" steps stats one name 150 times (a thread's memo
- * of warm accesses starts trying after 128 calls) and prints whether all agreed.
+ * of warm accesses starts trying after 128 calls) and prints whether all agreed.  Names
+ * drawn lately are drawn again often, and a directory's descriptor is held across steps
+ * ("hold"), names relative to it asked while its directory moves ("at-...").
  *
  * The oracle is outside (tests/integration/fsfuzz.sh): the same output with the cache and
  * with --no-cache, and untraced where the policy hides nothing.  Exits 0 (2: usage).
@@ -42,14 +44,22 @@ static const char *root;
 static size_t rootlen;
 static int only[1024], nonly = -1; /* "ops": the steps to make; -1 = all */
 
-static uint64_t rnd(uint64_t *s) /* xorshift64* */
+/* a sequence's state: the generator and the names it drew last, of which it draws
+ * again often (a name warmed in the cache, changed, then asked again) */
+struct rng {
+	uint64_t x;
+	char hot[8][200];
+	unsigned nhot;
+};
+static uint64_t rnd(struct rng *s) /* xorshift64* */
 {
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ULL;
+	s->x ^= s->x >> 12;
+	s->x ^= s->x << 25;
+	s->x ^= s->x >> 27;
+	return s->x * 2685821657736338717ULL;
 }
-static unsigned pick(uint64_t *s, unsigned n) { return (unsigned)(rnd(s) >> 33) % n; }
+static unsigned pick(struct rng *s, unsigned n) { return (unsigned)(rnd(s) >> 33) % n; }
+static int held = -1; /* a directory descriptor kept across steps ("hold") */
 
 static void out(const char *fmt, ...)
 {
@@ -91,10 +101,15 @@ static void unexpand(const char *p, char *g, size_t sz)
 
 static const char *const comps[] = {"d", "e", "f", "l", "m", "n"};
 
-/* a name: absolute or relative, through ROOT/a (mostly) or ROOT/h, 1 to 3 more components */
-static void gen_path(uint64_t *s, char *g, size_t sz)
+/* a name: absolute or relative, through ROOT/a (mostly) or ROOT/h, 1 to 3 more components
+ * (mostly 1, which the starting tree has) */
+static void gen_path(struct rng *s, char *g, size_t sz)
 {
 	size_t n = 0;
+	if (s->nhot && pick(s, 10) < 4) {
+		snprintf(g, sz, "%s", s->hot[pick(s, s->nhot)]);
+		return;
+	}
 	unsigned k = pick(s, 10);
 	if (k < 3)
 		n += (size_t)snprintf(g + n, sz - n, "@/%s", pick(s, 5) ? "a" : "h");
@@ -102,7 +117,7 @@ static void gen_path(uint64_t *s, char *g, size_t sz)
 		n += (size_t)snprintf(g + n, sz - n, "%s", pick(s, 5) ? "a" : "h");
 	else
 		n += (size_t)snprintf(g + n, sz - n, "%s", comps[pick(s, 6)]);
-	unsigned depth = 1 + pick(s, 3);
+	unsigned dk = pick(s, 20), depth = dk < 10 ? 1 : dk < 17 ? 2 : 3;
 	for (unsigned i = 0; i < depth && n < sz - 8; i++) {
 		unsigned c = pick(s, 20);
 		const char *cc = c == 0 ? ".." : c == 1 ? "." : comps[pick(s, 6)];
@@ -113,10 +128,11 @@ static void gen_path(uint64_t *s, char *g, size_t sz)
 		snprintf(g + n, sz - n, "/");
 	else if (t == 2 && n < sz - 3)
 		snprintf(g + n, sz - n, "/.");
+	snprintf(s->hot[s->nhot < 8 ? s->nhot++ : pick(s, 8)], sizeof s->hot[0], "%.199s", g);
 }
 
 /* a symlink's target: relative, absolute, to a directory or to nothing, or to itself */
-static void gen_target(uint64_t *s, const char *link, char *g, size_t sz)
+static void gen_target(struct rng *s, const char *link, char *g, size_t sz)
 {
 	unsigned k = pick(s, 10);
 	if (k < 4) {
@@ -178,11 +194,11 @@ static void list_dir(const char *tag, const char *g, const char *p)
 	out("%s list %s = [%s]", tag, g, line);
 }
 
-static void steps(const char *tag0, uint64_t *s, int n, int nested, int base);
+static void steps(const char *tag0, struct rng *s, int n, int nested, int base);
 
 struct sub {
 	char tag[96];
-	uint64_t s;
+	struct rng s;
 	int n, base;
 };
 static void *sub_thread(void *a)
@@ -203,12 +219,12 @@ static int chosen(int id)
 }
 
 /* one step: draw it from *s and make it (when chosen); the draws never depend on results */
-static void step(const char *tag0, uint64_t *s, int id, int nested)
+static void step(const char *tag0, struct rng *s, int id, int nested)
 {
 	char g1[256], g2[256], p1[512], p2[512], tag[64], r[600];
 	struct stat st;
 	int rc, e, fd;
-	unsigned op = pick(s, nested ? 25 : 28);
+	unsigned op = pick(s, nested ? 27 : 30);
 	gen_path(s, g1, sizeof g1);
 	gen_path(s, g2, sizeof g2);
 	expand(g1, p1, sizeof p1);
@@ -219,12 +235,12 @@ static void step(const char *tag0, uint64_t *s, int id, int nested)
 	expand(tg, tp, sizeof tp);
 	int doit = nested || chosen(id);
 	snprintf(tag, sizeof tag, "%s%d", tag0, id);
-	if (op >= 25) { /* fork or thread: a sub-sequence from its own seed */
-		uint64_t sub = rnd(s) | 1;
+	if (op >= 27) { /* fork or thread: a sub-sequence from its own seed */
+		struct rng sub = {.x = rnd(s) | 1};
 		int k = 1 + (int)pick(s, 6);
 		if (!doit)
 			return;
-		if (op == 27) {
+		if (op == 29) {
 			struct sub u;
 			snprintf(u.tag, sizeof u.tag, "%st", tag);
 			u.s = sub;
@@ -360,8 +376,8 @@ static void step(const char *tag0, uint64_t *s, int id, int nested)
 	case 19: case 20:
 		list_dir(tag, g1, p1);
 		break;
-	case 21: { /* chdir: back to ROOT half the time */
-		const char *g = arg < 4 ? "@" : g1;
+	case 21: { /* chdir: back to ROOT mostly */
+		const char *g = arg < 6 ? "@" : g1;
 		char p[512];
 		expand(g, p, sizeof p);
 		errno = 0; rc = chdir(p); e = errno;
@@ -409,12 +425,47 @@ static void step(const char *tag0, uint64_t *s, int id, int nested)
 		    a1 ? ename(e1) : "", a2, a2 ? ename(e2) : "");
 		break;
 	}
+	case 25: /* hold a directory's descriptor across the next steps */
+		if (held >= 0)
+			close(held);
+		errno = 0; held = open(p1, O_RDONLY | O_DIRECTORY | (arg & 1 ? O_PATH : 0)); e = errno;
+		out("%s hold %s = %d %s", tag, g1, held >= 0 ? 0 : -1, held < 0 ? ename(e) : "");
+		break;
+	case 26: { /* a name relative to the held descriptor (its directory may have moved) */
+		const char *rel = g2[0] == '@' ? g2 + 2 : g2;
+		const char *what = arg < 3 ? "stat" : arg < 5 ? "open" : arg < 6 ? "mkdir" : arg < 7 ? "unlink" : "symlink";
+		int d = held >= 0 ? held : AT_FDCWD;
+		errno = 0;
+		if (arg < 3) {
+			rc = fstatat(d, rel, &st, arg == 2 ? AT_SYMLINK_NOFOLLOW : 0);
+		} else if (arg < 5) {
+			fd = openat(d, rel, O_RDONLY | O_NONBLOCK | (arg == 4 ? O_CREAT : 0), 0644);
+			rc = fd < 0 ? -1 : 0;
+			if (fd >= 0)
+				close(fd);
+		} else if (arg < 6) {
+			rc = mkdirat(d, rel, 0755);
+		} else if (arg < 7) {
+			rc = unlinkat(d, rel, 0);
+		} else {
+			rc = symlinkat(tp, d, rel);
+		}
+		e = errno;
+		if (rc)
+			out("%s at-%s %s = -1 %s", tag, what, rel, ename(e));
+		else if (arg < 3) {
+			show_stat(r, sizeof r, &st);
+			out("%s at-%s %s = 0%s", tag, what, rel, r);
+		} else
+			out("%s at-%s %s = 0", tag, what, rel);
+		break;
+	}
 	default:
 		abort();
 	}
 }
 
-static void steps(const char *tag0, uint64_t *s, int n, int nested, int base)
+static void steps(const char *tag0, struct rng *s, int n, int nested, int base)
 {
 	for (int i = 0; i < n; i++)
 		step(tag0, s, base + i, nested);
@@ -464,7 +515,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "ops"))
 		for (nonly = 0; nonly < 1024 && 5 + nonly < argc; nonly++)
 			only[nonly] = atoi(argv[5 + nonly]);
-	uint64_t s = strtoull(argv[3], NULL, 10) * 0x9E3779B97F4A7C15ULL + 1;
+	struct rng s = {.x = strtoull(argv[3], NULL, 10) * 0x9E3779B97F4A7C15ULL + 1};
 	int n = atoi(argv[4]);
 	if (chdir(root))
 		return perror(root), 1;
