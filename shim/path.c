@@ -492,6 +492,18 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 					w->confirmed = conf;
 				return (ssize_t)olen;
 			}
+			/* names after the one that stopped the walk, below
+			 * the directory it would be: one more for ENOTDIR,
+			 * where the walk stopped below a non-directory */
+			{
+				unsigned deep = errno == ENOTDIR;
+				for (size_t k = pos; k < rlen; k++)
+					if (cur[k] != '/' && (k == pos || cur[k - 1] == '/') &&
+					    !(cur[k] == '.' && (k + 1 == rlen || cur[k + 1] == '/')))
+						deep++;
+				if (deep >= 2)
+					*via |= ST_VIA_SHORT;
+			}
 			olen = cand;
 			size_t tail = rlen - pos;
 			if (olen + tail + 1 > cap)

@@ -588,7 +588,8 @@ struct st_acc {
 	unsigned via_link;    /* ... and ST_VIA_LINK: a symlink was followed to get there (what
 				 the spelling means depends on links anywhere: its keys are
 				 key_via_link's); ST_VIA_MAGIC: a /proc magic link was (it
-				 moves with the process: no key at all) */
+				 moves with the process: no key at all); ST_VIA_SHORT: the
+				 walk stopped short, more than a name below (keys as LINK) */
 	bool fail_open;       /* allowed only because the daemon was lost */
 	bool asked;           /* verdict came from an ask rule */
 	unsigned verdict;     /* enum sandtrace_action applied, or ST_UNJUDGED: a record of a
@@ -1044,6 +1045,13 @@ struct st_walk {
 #define ST_VIA_MAGIC 2u
 #define ST_VIA_HIDDEN 4u
 #define ST_VIA_HELD 8u
+/* ST_VIA_SHORT: the walk stopped at a name that is missing (ENOENT) with two
+ * or more names after it, or below a non-directory (ENOTDIR) with one or more,
+ * the rest taken as spelled.  What the spelling means then changes when a link
+ * is made at that name, even a link to a file, which moves only the slots of
+ * the name's directory and its own (fs_gen_bump, BUMP_NAME), not the deeper
+ * one of the spelling: its keys are key_via_link's, as through a link. */
+#define ST_VIA_SHORT 16u
 /* st__path_resolve - resolve symlinks as the kernel would (all components,
  * the last one only if follow).  in is absolute.  Returns the length, or -1
  * when the path leads to a non-file (pipe:[N], socket:[N], anon_inode) and
