@@ -909,8 +909,10 @@ static bool keyable(const struct st_acc *a)
 	 * ST_VIA_HELD): the same bytes, as a cwd joined to a relative name
 	 * or spelled from "/", are refused to a process that does not hold
 	 * the directory and allowed to one that does */
-	return !(a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN | ST_VIA_HELD)) && !root_len(a) &&
-	       !a->unresolved;
+	/* nor one that stopped before a ".." (ST_VIA_UNSURE): a name made on
+	 * the way, which moves no generation, makes it name another place */
+	return !(a->via_link & (ST_VIA_MAGIC | ST_VIA_HIDDEN | ST_VIA_HELD | ST_VIA_UNSURE)) &&
+	       !root_len(a) && !a->unresolved;
 }
 static const char *key_as_resolved(struct st_acc *a, size_t *len)
 {

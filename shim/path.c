@@ -429,6 +429,7 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 				if (raw_no_dotdot(out, olen, cap)) {
 					if (w)
 						w->confirmed = conf;
+					*via |= ST_VIA_UNSURE;
 					return (ssize_t)olen;
 				}
 			}
@@ -490,6 +491,7 @@ ssize_t st__path_resolve(const char *in, size_t len, bool follow, char *out, siz
 				out[olen] = 0;
 				if (w)
 					w->confirmed = conf;
+				*via |= ST_VIA_UNSURE;
 				return (ssize_t)olen;
 			}
 			/* names after the one that stopped the walk, below

@@ -1052,6 +1052,12 @@ struct st_walk {
  * the name's directory and its own (fs_gen_bump, BUMP_NAME), not the deeper
  * one of the spelling: its keys are key_via_link's, as through a link. */
 #define ST_VIA_SHORT 16u
+/* ST_VIA_UNSURE: the walk stopped before a ".." of the spelling (a name
+ * missing, or no directory, on the way): once the name is made (mkdir,
+ * creat, a rename to it), which moves no generation, the ".." folds and the
+ * spelling names another place (d/x/../../h/f: d/x, then h/f).  No key at
+ * all: resolved each time. */
+#define ST_VIA_UNSURE 32u
 /* st__path_resolve - resolve symlinks as the kernel would (all components,
  * the last one only if follow).  in is absolute.  Returns the length, or -1
  * when the path leads to a non-file (pipe:[N], socket:[N], anon_inode) and

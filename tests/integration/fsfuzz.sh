@@ -156,13 +156,29 @@ for o in "" --no-cache; do
 		test "$(echo $out)" = "ENOENT ok ENOENT ENOENT"
 done
 
+# found by the fuzzer (seed 90, minimised, a record; then made a read by hand): a
+# spelling whose walk stopped before its ".." (x/../../h/f, x missing or a file) was
+# judged as x and keyed with the arena epoch, which a mkdir does not move: once x was
+# a directory, the hidden h/f was read with the cache's allow.  Such a spelling gets
+# no key now
+mkdir -p "$W/dd/a" "$W/dd/h"; echo secret > "$W/dd/h/f"
+{ drivers_rules; echo "allow any $W/dd/a"; } > "$W/p.dd2"
+for o in "" --no-cache; do
+	rm -rf "$W/dd/a/x" "$W/dd/a/g"; echo g > "$W/dd/a/g"
+	out=$("$ST" run $o --fence --policy "$W/p.dd2" -- sh -c "'$DRV' open-r '$W/dd/a/x/../../h/f'; \
+		'$DRV' mkdir '$W/dd/a/x'; '$DRV' open-r '$W/dd/a/x/../../h/f'; '$DRV' stat '$W/dd/a/g/../../h/f'; \
+		'$DRV' unlink '$W/dd/a/g'; '$DRV' mkdir '$W/dd/a/g'; '$DRV' stat '$W/dd/a/g/../../h/f'")
+	check "x/../../h/f, x missing (a file), then x made a directory, ${o:-with the cache}: h/f stays hidden ($(echo $out))" \
+		test "$(echo $out)" = "ENOENT ok ENOENT errno=20 ok ok ENOENT"
+done
+
 # ---------------------------------------------------------------------------
 # (c) the fuzzer: fixed seeds, each a sequence of 250 steps, run untraced and under
 # each policy with the cache and with --no-cache: the same output and records; under
 # the one that hides nothing, the output of the untraced run.  FSFUZZ_SEEDS adds seeds
 # (scripts of a longer search: hundreds ran clean after the fixes above)
 # ---------------------------------------------------------------------------
-for seed in 5 13 75 ${FSFUZZ_SEEDS:-}; do
+for seed in 5 13 75 90 ${FSFUZZ_SEEDS:-}; do
 	fresh; "$FZ" run "$T" $seed 250 > "$W/u.out"
 	for m in all fence mix deny none; do
 		if differential $m run "$T" $seed 250; then ok "seed $seed, $m: cache and --no-cache agree"
