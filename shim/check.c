@@ -1265,15 +1265,16 @@ int st__pre(struct st_acc *a)
 	uint32_t v;
 	if (st__g.arena.base) {
 		take_gens(a);
-		/* a name of a rename or link is resolved now, whatever the
-		 * Ctrie knows of its verdict: the call can move what the other
-		 * name, or this one, goes through (rename("l", "l/x"), l a
-		 * link to a directory, puts l in its target's directory), and
-		 * st__post's resolution after the call would record a place the
-		 * call never wrote ("l/x" spelled, as no link leads there now);
-		 * as without the arena, where every name is resolved before the
-		 * call (found by tests/integration/fsfuzz.sh) */
-		if (a->pair && a->ns_change)
+		/* the name of a namespace write (a rename's or link's, an
+		 * unlink's, a mkdir's, ...) is resolved now, whatever the Ctrie
+		 * knows of its verdict: the call can move what its names go
+		 * through (rename("l", "l/x"), l a link to a directory, puts l
+		 * in its target's directory; an unlink can remove a name a link
+		 * on the way leads through), and st__post's resolution after the
+		 * call would record a place the call never wrote; as without the
+		 * arena, where every name is resolved before the call (found by
+		 * tests/integration/fsfuzz.sh, seeds 13 and 4027) */
+		if (a->ns_change)
 			resolve(a);
 		st__policy_refresh();
 		if (atomic_load_explicit(&st__g.trivial_policy, memory_order_relaxed)) {

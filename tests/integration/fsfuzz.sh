@@ -178,7 +178,7 @@ done
 # the one that hides nothing, the output of the untraced run.  FSFUZZ_SEEDS adds seeds
 # (scripts of a longer search: hundreds ran clean after the fixes above)
 # ---------------------------------------------------------------------------
-for seed in 5 13 75 90 ${FSFUZZ_SEEDS:-}; do
+for seed in 5 13 75 90 4027 ${FSFUZZ_SEEDS:-}; do
 	fresh; "$FZ" run "$T" $seed 250 > "$W/u.out"
 	for m in all fence mix deny none; do
 		if differential $m run "$T" $seed 250; then ok "seed $seed, $m: cache and --no-cache agree"
