@@ -11,6 +11,10 @@
 #include "sandtrace/ctrie.h"
 #include "shim.h"
 
+/* __libc_start_main's slot, which every process writes at its start, in
+ * .data: on the page its relocations write (the bss behind it moves off that
+ * page by what env_room takes of it; tests/shim_layout.py) */
+extern _Atomic(void *) st__real___libc_start_main __attribute__((section(".data")));
 #define SYM(ret, name, params) _Atomic(void *) st__real_##name;
 #include "symbols.def"
 #undef SYM
@@ -931,21 +935,173 @@ static void note_libraries(void)
 		atomic_store_explicit(slot, tag, memory_order_release);
 }
 
-/* Take SANDTRACE_ENV_EXE out of environ, in place (as unsetenv does), once
- * read: it names this exec only.  Left there it would reach what the
- * program execs by other means than the shim's wrappers (an inline system
- * call), where the same path can name another file by then, and the
- * program's own view of its environment. */
-static void drop_exe_hint(void)
+/*
+ * The program's environment without the shim's entries (README, "What the
+ * shim changes in a process"): environ is pointed at a copy of the array the
+ * constructor found, with the SANDTRACE_* variables left out, and LD_PRELOAD
+ * (LD_AUDIT when the run loads the audit module) without the shim's library
+ * (left out too when nothing else is in it), so that `env`, a shell's `set`
+ * and getenv show what they would untraced.  The exec, spawn and shell
+ * wrappers put the variables back into every new image's environment
+ * (wrap_exec.c env_fix), as they did for a program that removed them itself.
+ *
+ * The array itself is not changed (no entry moved, no NULL put in): a Go
+ * program's runtime reads its environment from the initial stack's array and
+ * the auxiliary vector after its NULL, and execs its children by system
+ * calls no wrapper sees: they stay traced because that array keeps the
+ * variables.  Only the executable's hint, which names this exec alone, is
+ * spoiled there, in its string: its value emptied, which take_exe_hint does
+ * not take (a child exec'd past the wrappers would read it else, where the
+ * same path can name another file by then).
+ *
+ * The copy is made where the start writes anyway: env_room, on the page of
+ * .data that the loader's relocations write in every process (no page fault
+ * of its own: tests/shim_layout.py checks that it, and the bss the start
+ * writes after it, stay on that page), for ENV_ROOM - 1 entries and the
+ * strings made shorter; a bigger environment gets a private map of its own
+ * (a system call and a page fault), never unmapped: environ is the
+ * program's from here on (setenv and putenv of a new name copy it into an
+ * array of libc's own, unsetenv shifts its entries in place, as they do with
+ * the initial stack's).  No malloc: the program's allocator may not be ready
+ * (tests/acceptance B18).
+ */
+#define ENV_ROOM 64
+static char *env_room[ENV_ROOM] __attribute__((section(".data")));
+
+/* What environment entry e is to the shim: 0 the program's, 1 the shim's
+ * (left out), 2 a list to take the shim's library out of (LD_PRELOAD, or
+ * LD_AUDIT with the audit module), 3 the executable's hint (left out, and
+ * spoiled in place).  First characters first: most entries are decided by
+ * one compare. */
+static int env_kind(const char *e)
 {
-	static const char name[] = SANDTRACE_ENV_EXE "=";
-	if (!environ)
+	if (e[0] == 'S' && e[1] == 'A') {
+		static const char *const ours[] = {SANDTRACE_ENV_SOCKET "=", SANDTRACE_ENV_ARENA "=",
+						   SANDTRACE_ENV_LIB "=", SANDTRACE_ENV_FLAGS "=",
+						   SANDTRACE_ENV_AUDIT "="};
+		if (st__skip_prefix(e, SANDTRACE_ENV_EXE "="))
+			return 3;
+		for (unsigned i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+			if (st__skip_prefix(e, ours[i]))
+				return 1;
+	} else if (e[0] == 'L' && e[1] == 'D' && e[2] == '_') {
+		if (st__skip_prefix(e, "LD_PRELOAD="))
+			return 2;
+		if (st__g.audit && st__skip_prefix(e, "LD_AUDIT="))
+			return 2;
+	}
+	return 0;
+}
+
+/* Is the list entry s (n bytes) the shim's library lib (or the preload's
+ * bare file name, as for LD_PRELOAD=libsandtrace.so)? */
+static bool env_is_lib(const char *s, size_t n, const char *lib, bool preload)
+{
+	size_t l = st__strlen(lib), i = 0;
+	if (n == l) {
+		while (i < n && s[i] == lib[i])
+			i++;
+		if (i == n)
+			return true;
+	}
+	static const char bare[] = "libsandtrace.so";
+	if (!preload || n != sizeof(bare) - 1)
+		return false;
+	for (i = 0; i < n && s[i] == bare[i]; i++)
+		;
+	return i == n;
+}
+
+/* Write list entry e (NAME=a:b ..., kind 2) into d without the shim's
+ * library: the other entries with the separators that stood before them
+ * (the first one's dropped), as the program or the user wrote them.
+ * Returns the bytes written with the NUL, or 0 when nothing is left (the
+ * variable is then left out); d NULL: only counted. */
+static size_t env_strip(const char *e, char *d)
+{
+	bool preload = e[3] == 'P';
+	const char *lib = preload ? st__g.lib_path : st__g.audit_path;
+	size_t k = 0, kept = 0;
+	const char *p = e;
+	while (*p != '=')
+		k++, p++;
+	k++, p++; /* "NAME=" */
+	if (d)
+		st__copy(d, e, k);
+	while (*p) {
+		const char *sep = p;
+		while (*p == ':' || *p == ' ')
+			p++;
+		const char *s = p;
+		while (*p && *p != ':' && *p != ' ')
+			p++;
+		size_t n = (size_t)(p - s);
+		if (!n || env_is_lib(s, n, lib, preload))
+			continue;
+		if (kept++) { /* the separators before it */
+			if (d)
+				st__copy(d + k, sep, (size_t)(s - sep));
+			k += (size_t)(s - sep);
+		}
+		if (d)
+			st__copy(d + k, s, n);
+		k += n;
+	}
+	if (!kept)
+		return 0;
+	if (d)
+		d[k] = 0;
+	return k + 1;
+}
+
+static void env_hide(void)
+{
+	char **from = environ;
+	if (!from || !st__g.lib_path[0])
 		return;
-	char **w = environ;
-	for (char **e = environ; *e; e++)
-		if (!st__skip_prefix(*e, name))
-			*w++ = *e;
-	*w = NULL;
+	/* what the copy needs: its entries, and the lists' strings */
+	size_t n = 0, mine = 0, bytes = 0;
+	for (char **e = from; *e; e++, n++) {
+		int k = env_kind(*e);
+		mine += k != 0;
+		if (k == 2)
+			bytes += env_strip(*e, NULL);
+	}
+	if (!mine)
+		return;
+	size_t need = (n + 1) * sizeof(char *) + bytes;
+	char **v = env_room;
+	if (need > sizeof(env_room)) {
+		size_t len = (need + 4095) & ~(size_t)4095;
+		int saved = errno;
+		long m = ST_SYSCALL(SYS_mmap, 0, len, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		errno = saved;
+		if (m == -1)
+			return; /* left as it was: the variables stay visible */
+		v = (char **)m;
+	}
+	char *w = (char *)v + need - bytes; /* the strings, after the entries */
+	size_t j = 0;
+	for (char **e = from; *e; e++) {
+		int k = env_kind(*e);
+		if (k == 0) {
+			v[j++] = *e;
+		} else if (k == 2) {
+			size_t l = env_strip(*e, w);
+			if (l) {
+				v[j++] = w;
+				w += l;
+			}
+		} else if (k == 3) {
+			char *val = *e + sizeof(SANDTRACE_ENV_EXE);
+			*val = 0;
+		}
+	}
+	v[j] = NULL;
+	st__g.env_from = from;
+	st__g.env_clean = v;
+	environ = v;
 }
 
 /* glibc passes (argc, argv, envp) to the constructors of preloaded objects. */
@@ -955,8 +1111,8 @@ __attribute__((constructor)) static void st_ctor(int argc, char **argv, char **e
 	find_auxv(argc, argv, envp);
 	st__depth++;
 	st__init();
-	if (st__g.active)
-		drop_exe_hint();
+	if (st__g.active && !st__g.launcher)
+		env_hide();
 	st__g.argc = argc;
 	st__g.argv = argv;
 	/* the process record goes to the arena's log: no connection is made

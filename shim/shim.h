@@ -320,6 +320,11 @@ struct st_state {
 	bool hello_logged;            /* this image's HELLO went to the log */
 	bool hello_sent;              /* this image's HELLO went by a socket (later ones reconnect) */
 	int (*real_main)(int, char **, char **); /* the program's main (__libc_start_main wrapper) */
+	/* the environment the loader handed the constructor (env_from) and the
+	 * copy without the shim's variables that environ was pointed at
+	 * (env_clean), NULL when none was made (init.c env_hide): main is
+	 * handed env_clean in place of env_from */
+	char **env_from, **env_clean;
 	int argc;                     /* from the constructor, for HELLO */
 	char **argv;
 	/* cwd cache, a seqlock: gen odd while a writer updates it */

@@ -246,13 +246,23 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, c
 	char **v = m;
 	char *w = (char *)m + (n + 9) * sizeof(char *);
 	size_t k = 0;
-	v[k++] = put_list(&w, "LD_PRELOAD=", with_preload ? st__g.lib_path : "", preload);
+	/* the lists where the program's own entry was (the first of its
+	 * name), which a traced program's environ shows without the shim's
+	 * library (init.c env_hide): `env -i A=1 LD_PRELOAD=x env` prints its
+	 * entries in the order untraced; first when the program has none */
+	char *lp = put_list(&w, "LD_PRELOAD=", with_preload ? st__g.lib_path : "", preload);
 	w++;
+	char *la = NULL;
 	if (st__g.audit && with_preload) {
-		v[k++] = put_list(&w, "LD_AUDIT=", st__g.audit_path, audit);
+		la = put_list(&w, "LD_AUDIT=", st__g.audit_path, audit);
 		w++;
-		v[k++] = put(&w, "SANDTRACE_AUDIT="), put(&w, st__g.audit_path), w++;
 	}
+	if (!preload)
+		v[k++] = lp;
+	if (la && !audit)
+		v[k++] = la;
+	if (la)
+		v[k++] = put(&w, "SANDTRACE_AUDIT="), put(&w, st__g.audit_path), w++;
 	v[k++] = put(&w, "SANDTRACE_SOCKET="), put(&w, st__g.socket_path), w++;
 	v[k++] = put(&w, "SANDTRACE_ARENA="), put(&w, st__g.arena_name), w++;
 	v[k++] = put(&w, "SANDTRACE_LIB="), put(&w, st__g.lib_path), w++;
@@ -269,10 +279,22 @@ static bool env_fix(char *const envp[], struct st_env *out, bool with_preload, c
 	/* (envp[i] NULL before n: environ itself, shortened meanwhile by a
 	 * time-zone call's entry taken out, wrap_fs.c tz_uninsert) */
 	for (size_t i = 0; i < n && envp[i]; i++) {
+		if (preload && lp && has_prefix(envp[i], "LD_PRELOAD=")) {
+			v[k++] = lp;
+			lp = NULL;
+		} else if (audit && la && has_prefix(envp[i], "LD_AUDIT=")) {
+			v[k++] = la;
+			la = NULL;
+		}
 		const char *u = is_our_var(envp[i]) ? NULL : st__env_unswap(envp[i]);
 		if (u) /* (NULL also for an entry a time-zone call put in for the call) */
 			v[k++] = (char *)u;
 	}
+	/* (the program's entry gone meanwhile: environ shortened, as above) */
+	if (preload && lp)
+		v[k++] = lp;
+	if (audit && la)
+		v[k++] = la;
 	v[k] = NULL;
 	out->envp = v;
 	out->map = len ? m : NULL;
@@ -2393,6 +2415,10 @@ typedef int (*st_main_fn)(int, char **, char **);
 
 ST_EVERY static int main_trampoline(int argc, char **argv, char **envp)
 {
+	/* the environment without the shim's variables (init.c env_hide), as
+	 * environ is */
+	if (envp && envp == st__g.env_from)
+		envp = st__g.env_clean;
 	int r = st__g.real_main(argc, argv, envp);
 	st__exit_hook(r & 0xff);
 	return r;

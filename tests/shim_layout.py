@@ -19,6 +19,8 @@ Checks, with binutils (nm, objdump):
      the child writes), st__after_fork_child reads nothing from .rodata, and noted_upto
      (which it resets) shares st__g's page: each other page would be a fault in every
      forked child;
+  4b. the environment's copy (init.c env_room), __libc_start_main's slot and the first
+     variable of .bss share st__g's page (every process writes them at its start or exit);
   5. first_tls (the main thread's buffers) starts in the first half of a page (see shim.h,
      ST_ACC_HEAD_END);
   6. the read-write segment's file part is on one page, and no segment is writable and
@@ -138,6 +140,32 @@ def main():
             data[p[2]] = int(p[0], 16)
     check(len(data) == 2 and data["st__g"] >> 12 == data["noted_upto"] >> 12,
           "noted_upto on st__g's page (%s)" % ", ".join("%s %#x" % kv for kv in sorted(data.items())))
+    # 4b. what every process's start writes of the shim's data shares the page the
+    # relocations write (st__g's): the environment's copy (init.c env_room),
+    # __libc_start_main's slot, and the first variable of .bss (crtstuff's completed.0,
+    # written at exit), which env_room pushes toward the page's end
+    syms = {}
+    bss = re.search(r"\s\.bss\s+NOBITS\s+([0-9a-f]+)", subprocess.run(
+        ["readelf", "-SW", lib], capture_output=True, text=True, check=True).stdout)
+    bss = int(bss.group(1), 16) if bss else None
+    for line in subprocess.run(["nm", "-n", lib], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        p = line.split()
+        if (len(p) == 3 and p[1] in "bB" and bss is not None and int(p[0], 16) >= bss and
+                "first_bss" not in syms):
+            syms["first_bss"] = int(p[0], 16)
+        if len(p) == 3 and p[2] in ("st__g", "env_room", "st__real___libc_start_main"):
+            syms[p[2]] = int(p[0], 16)
+    sizes = {p[3]: int(p[1], 16) for p in (l.split() for l in subprocess.run(
+        ["nm", "-S", lib], capture_output=True, text=True, check=True).stdout.splitlines())
+        if len(p) == 4 and p[3] == "env_room"}
+    ends = dict(syms)
+    if "env_room" in syms and "env_room" in sizes:
+        ends["env_room"] = syms["env_room"] + sizes["env_room"] - 1
+    check(len(syms) == 4 and "env_room" in sizes and
+          all(a >> 12 == syms["st__g"] >> 12 for a in list(syms.values()) + list(ends.values())),
+          "env_room, __libc_start_main's slot and .bss's first variable on st__g's page (%s)" %
+          ", ".join("%s %#x" % kv for kv in sorted(ends.items())))
     # 5. the main thread's buffers start in the first half of a page: its first access's
     # fields, short resolved path and the head of its absolute one then share a page
     # (shim.h ST_ACC_HEAD_END, checked there against 2 KiB), one page written, not two

@@ -155,6 +155,11 @@ extern char **environ;
  *     PATH-lost-0 .. PATH-lost-4 (the shim cannot open a new connection: EMFILE), give
  *     the descriptors back and stat PATH-after; prints "lost" and the errno name of each
  *     PATH-lost stat, then the result
+ *   env-main X: main's third argument's entries, a line each, then "--", then environ's
+ *     (a traced run shows what an untraced one does: no variable of the shim's)
+ *   stack-exec PROG FILE: execs PROG FILE by an inline system call with the environment
+ *     the loader put on the initial stack (argv + argc + 1), as a Go program's runtime
+ *     execs its children: no wrapper sees the exec
  *   vfork-errno PROG: errno set to EDOM, a vfork child execs PROG (execv), then another
  *     execs it by execvp of its base name; after each the parent prints "errno N", N as the
  *     child's exec left it (EDOM by execv; by execvp the last failed PATH candidate's)
@@ -1083,7 +1088,24 @@ static int clone_child_stat(void *arg)
 	return rc == 0 ? 0 : 1;
 }
 
-int main(int argc, char **argv)
+extern char **environ;
+
+/* execve(path, av, ev) by the syscall instruction (no wrapper of the shim's sees it) */
+static long raw_execve(const char *path, char *const av[], char *const ev[])
+{
+#ifdef __x86_64__
+	long r;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "a"((long)SYS_execve), "D"(path), "S"(av), "d"(ev)
+			 : "rcx", "r11", "memory");
+	return r;
+#else
+	return syscall(SYS_execve, path, av, ev);
+#endif
+}
+
+int main(int argc, char **argv, char **envp)
 {
 	if (argc < 3) {
 		fprintf(stderr, "usage: stdriver CALL PATH [PATH2]\n");
@@ -1265,6 +1287,18 @@ int main(int argc, char **argv)
 			printf("%d ", fd);
 		printf("%s\n", fd < 0 ? strerrorname_np(errno) : "more");
 		return 0;
+	} else if (!strcmp(c, "env-main")) {
+		for (char **e = envp; e && *e; e++)
+			puts(*e);
+		puts("--");
+		for (char **e = environ; e && *e; e++)
+			puts(*e);
+		r = 0;
+	} else if (!strcmp(c, "stack-exec")) {
+		char *av[] = {(char *)p, (char *)q, NULL};
+		fflush(stdout);
+		raw_execve(p, av, argv + argc + 1);
+		return 127;
 	} else if (!strcmp(c, "vfork-errno")) {
 		/* errno set to EDOM, then a vfork child that execs PROG by
 		 * execv, and one by execvp of its base name: the parent prints

@@ -159,6 +159,46 @@ echo e > e1
 check "env -i child traced" has R "$W/e1" "$R"
 n=$("$ST" report --list "$R" | grep -c "	$W/e1\$")
 check "one record per (kind, path)" test "$n" -eq 1
+# the shim's variables are not in a traced program's environment (coreutils' env-S.pl
+# failed traced: `env -i A=1 env` printed LD_PRELOAD=.../libsandtrace.so and SANDTRACE_*
+# before A=1): `env`, `env -i`, a user's own LD_PRELOAD (shown as the user set it), a
+# shell's view and main's third argument are as untraced, traced only, fenced and with
+# --no-cache; and the children of each are still traced, also one exec'd by an inline
+# system call with the initial stack's environment (as a Go program's runtime does)
+printf 'allow any %s\nallow any %s\n%s\n' "$W" "$B" "$(system_rules)" > "$W/envh.policy"
+for i in 1 2 3 4 5 6; do echo h$i > "$W/eh$i"; done
+for mode in trace fence nocache; do
+	case $mode in
+	trace) set -- ;;
+	fence) set -- --fence --policy "$W/envh.policy" ;;
+	nocache) set -- --no-cache ;;
+	esac
+	for how in env env-i preload shell main big; do
+		case $how in
+		env) cmd="env" ;;
+		env-i) cmd="env -i A=1 env" ;;
+		preload) cmd="env -i A=1 LD_PRELOAD=libc.so.6 env" ;;
+		shell) cmd="env -i A=1 LD_PRELOAD=libc.so.6 sh -c export" ;;
+		main) cmd="env -i A=1 $DRV env-main x" ;;
+		# more entries than the start's own room for the copy: a map of its own
+		big) cmd="env -i A=1 $(seq -f 'V%g=1' 200) LD_PRELOAD=libc.so.6 env" ;;
+		esac
+		env -i PATH=/usr/bin:/bin HOME="$W" Q=1 LD_PRELOAD=libc.so.6 $cmd > "$W/u.env" 2>&1
+		env -i PATH=/usr/bin:/bin HOME="$W" Q=1 LD_PRELOAD=libc.so.6 "$ST" run "$@" -- \
+			$cmd > "$W/t.env" 2>&1
+		check "$mode: $how ($(echo "$cmd" | tr "\n" " " | head -c 60)) prints as untraced ($(diff "$W/u.env" "$W/t.env" | grep '^[<>]' |
+			head -c 300 | tr '\n' '|'))" cmp -s "$W/u.env" "$W/t.env"
+	done
+	rm -f "$W/envh.jsonl"
+	"$ST" run "$@" --report "$W/envh.jsonl" -- sh -c "env -i A=1 sh -c 'cat $W/eh1';
+		env sh -c 'cat $W/eh2'; LD_PRELOAD=libc.so.6 sh -c 'cat $W/eh3';
+		env -i A=1 $DRV stack-exec /bin/cat $W/eh4; env | sh -c 'cat $W/eh5';
+		env -i A=1 sh -c 'sh -c \"cat $W/eh6\"'" > /dev/null
+	for i in 1 2 3 4 5 6; do
+		check "$mode: child $i of an environment without the shim's variables traced" \
+			has R "$W/eh$i" "$W/envh.jsonl"
+	done
+done
 # the arena's map (above the loader when there is room) leaves the main
 # stack all the room its limit gives
 out=$(ulimit -s 262144 && "$ST" run -- "$DRV" deep-stack 200)
