@@ -975,18 +975,29 @@ static char *env_room[ENV_ROOM] __attribute__((section(".data")));
  * one compare. */
 static int env_kind(const char *e)
 {
-	if (e[0] == 'S' && e[1] == 'A') {
-		static const char *const ours[] = {SANDTRACE_ENV_SOCKET "=", SANDTRACE_ENV_ARENA "=",
-						   SANDTRACE_ENV_LIB "=", SANDTRACE_ENV_FLAGS "=",
-						   SANDTRACE_ENV_AUDIT "="};
-		if (st__skip_prefix(e, SANDTRACE_ENV_EXE "="))
-			return 3;
-		for (unsigned i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
-			if (st__skip_prefix(e, ours[i]))
-				return 1;
-	} else if (e[0] == 'L' && e[1] == 'D' && e[2] == '_') {
-		if (st__skip_prefix(e, "LD_PRELOAD="))
-			return 2;
+	if (e[0] == 'S') {
+		/* SANDTRACE_ then the name's first letter picks the one to compare */
+		const char *r = st__skip_prefix(e, "SANDTRACE_");
+		if (!r)
+			return 0;
+		const char *name = r[0] == 'S'   ? SANDTRACE_ENV_SOCKET "="
+				   : r[0] == 'L' ? SANDTRACE_ENV_LIB "="
+				   : r[0] == 'F' ? SANDTRACE_ENV_FLAGS "="
+				   : r[0] == 'E' ? SANDTRACE_ENV_EXE "="
+				   : r[1] == 'R' ? SANDTRACE_ENV_ARENA "="
+						 : SANDTRACE_ENV_AUDIT "=";
+		if (!st__skip_prefix(e, name))
+			return 0;
+		return r[0] == 'E' ? 3 : 1;
+	}
+	if (e[0] == 'L' && e[1] == 'D' && e[2] == '_') {
+		const char *v = st__skip_prefix(e, "LD_PRELOAD=");
+		if (v) { /* the shim alone (the common case): left out whole */
+			const char *l = st__g.lib_path;
+			while (*v && *v == *l)
+				v++, l++;
+			return *v || *l ? 2 : 1;
+		}
 		if (st__g.audit && st__skip_prefix(e, "LD_AUDIT="))
 			return 2;
 	}

@@ -191,9 +191,11 @@ extern char **environ;
  *     (a counter in the environment, STDRIVER_REEXEC), the last image exiting 9: four
  *     images of one pid with the same program and arguments
  *   retarget-reexec LINK TARGET: point the symlink LINK at TARGET, then exec this image's
- *     own AT_EXECFN again (argv: it, "stat", "/") by an inline system call, environ as it is
+ *     own AT_EXECFN again (argv: it, "stat", "/") by an inline system call, with the initial
+ *     stack's environment as it is (the raw execs here pass that array, as a Go program's
+ *     runtime does: environ, a copy without the shim's variables, would run PROG untraced)
  *   rawexec PROG HINT: exec PROG (argv: PROG HINT) by an inline system call, which no wrapper
- *     sees, with this environment and SANDTRACE_EXE as HINT says: "=" as inherited, "-"
+ *     sees, with the initial stack's environment and SANDTRACE_EXE as HINT says: "=" as inherited, "-"
  *     removed, else set to HINT (the parent's exec wrapper's name for the new image: the
  *     image must take it only when it was made for this very exec)
  *   rawexec-many PROG N: the same with N arguments "a1" ... "aN" and SANDTRACE_EXE removed
@@ -1907,19 +1909,21 @@ int main(int argc, char **argv, char **envp)
 			r = -1;
 		} else {
 			char *argv1[] = {(char *)self, "stat", "/", NULL};
-			st__sys6(SYS_execve, (long)self, (long)argv1, (long)environ, 0, 0, 0);
+			st__sys6(SYS_execve, (long)self, (long)argv1, (long)(argv + argc + 1), 0, 0,
+				 0);
 			r = -1;
 		}
 	} else if (!strcmp(c, "rawexec") && q) {
+		char **stack_env = argv + argc + 1;
 		size_t n = 0;
-		while (environ[n])
+		while (stack_env[n])
 			n++;
 		char **env = calloc(n + 2, sizeof(char *));
 		char hint[8192];
 		size_t k = 0;
 		for (size_t i = 0; env && i < n; i++)
-			if (strncmp(environ[i], "SANDTRACE_EXE=", 14) != 0 || !strcmp(q, "="))
-				env[k++] = environ[i];
+			if (strncmp(stack_env[i], "SANDTRACE_EXE=", 14) != 0 || !strcmp(q, "="))
+				env[k++] = stack_env[i];
 		if (env && strcmp(q, "=") != 0 && strcmp(q, "-") != 0) {
 			snprintf(hint, sizeof(hint), "SANDTRACE_EXE=%s", q);
 			env[k++] = hint;
@@ -1931,14 +1935,15 @@ int main(int argc, char **argv, char **envp)
 	} else if (!strcmp(c, "rawexec-many") && q) {
 		/* p with q arguments ("a1", "a2", ...) and no SANDTRACE_EXE: the
 		 * image names itself, its HELLO's iovecs beside the name */
+		char **stack_env = argv + argc + 1;
 		size_t n = 0, k = 0, m = (size_t)strtoul(q, NULL, 10);
-		while (environ[n])
+		while (stack_env[n])
 			n++;
 		char **env = calloc(n + 1, sizeof(char *));
 		char **args = calloc(m + 2, sizeof(char *));
 		for (size_t i = 0; env && i < n; i++)
-			if (strncmp(environ[i], "SANDTRACE_EXE=", 14) != 0)
-				env[k++] = environ[i];
+			if (strncmp(stack_env[i], "SANDTRACE_EXE=", 14) != 0)
+				env[k++] = stack_env[i];
 		args[0] = (char *)p;
 		for (size_t i = 1; args && i <= m; i++) {
 			args[i] = malloc(24);
