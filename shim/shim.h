@@ -556,6 +556,10 @@ void st__after_fork_child(void);
  * a forked child undoes a swap another thread of its parent was making. */
 const char *st__env_unswap(const char *e);
 void st__env_unswap_child(void);
+/* st__shell_env_child - in a forked child: the shells' environment map
+ * (wrap_exec.c swap_environ) free to be written, whatever another thread of
+ * the parent was doing at the fork.  Async-signal-safe. */
+void st__shell_env_child(void);
 /* st__env_fork_enter - a fork is about to be made (the fork prepare step):
  * waits until no putenv or unsetenv the time-zone wrappers make runs in
  * another thread, and holds new ones back until st__env_fork_leave (the

@@ -1782,6 +1782,7 @@ static void forked_child(int32_t parent)
 {
 	st__after_fork_child();
 	st__env_unswap_child();
+	st__shell_env_child();
 	st__dl_lock_child();
 	if (!st__log_hello_as(parent))
 		st__hello();
@@ -2153,9 +2154,25 @@ EXPORT pid_t vfork(void)
 }
 #endif
 
+/* The environment the shells of system(), popen() and wordexp() get
+ * (swap_environ): one map, reused by every call, never unmapped.  The
+ * program's other threads may read environ while it points there (a getenv
+ * inside libc's newlocale), and go on reading it after the call put environ
+ * back: a map unmapped then crashed them (fence.sh tz-env), which happened
+ * at every such call once the program's environ lacked the shim's
+ * variables (init.c env_hide).  A call rewrites it in place with what it
+ * held, but for what the program changed in its environment since: such a
+ * reader may then see an entry twice or miss one, never freed memory.  A
+ * bigger environment gets a bigger map; the old one is left mapped.
+ * shell_env_lock: taken while the map is written (a forked child starts
+ * with it free: st__shell_env_child). */
+static char *shell_env_map;
+static size_t shell_env_cap;
+static atomic_bool shell_env_lock;
+
 /* system() and popen() spawn /bin/sh inside libc with the process's own
- * environ: if the program removed our variables from it, they are put back
- * for the duration of the call. */
+ * environ, which lacks the shim's variables (init.c env_hide, or the
+ * program removed them): they are put back for the duration of the call. */
 static char **swap_environ(struct st_env *env)
 {
 	char **old = environ;
@@ -2163,12 +2180,26 @@ static char **swap_environ(struct st_env *env)
 	for (char **e = environ; e && *e; e++)
 		if (has_prefix(*e, "LD_PRELOAD=") && strstr(*e, st__g.lib_path))
 			ok = true;
-	if (ok || !env_fix(environ, env, true, NULL, 0, NULL)) {
-		env->map = NULL;
+	env->map = NULL;
+	if (ok)
 		return NULL;
+	while (atomic_exchange_explicit(&shell_env_lock, true, memory_order_acquire))
+		sched_yield();
+	bool fixed = env_fix(environ, env, true, shell_env_map, shell_env_cap, NULL);
+	if (fixed && env->map) { /* a map of its own: kept as the new one */
+		shell_env_map = env->map;
+		shell_env_cap = env->maplen;
+		env->map = NULL;
 	}
+	atomic_store_explicit(&shell_env_lock, false, memory_order_release);
+	if (!fixed)
+		return NULL;
 	environ = env->envp;
 	return old;
+}
+void st__shell_env_child(void)
+{
+	atomic_store_explicit(&shell_env_lock, false, memory_order_relaxed);
 }
 
 /* system(), popen() and wordexp() run /bin/sh inside libc, by its own

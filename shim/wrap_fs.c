@@ -1070,8 +1070,35 @@ static char *env_value(char *v)
 	char *h = atomic_load_explicit(&w->held, memory_order_acquire);
 	return h ? h + (p - base) : v;
 }
-EXPORT char *getenv(const char *name) { return env_value(REAL(getenv)(name)); }
-EXPORT char *secure_getenv(const char *name) { return env_value(REAL(secure_getenv)(name)); }
+/* A SANDTRACE_* name environ does not hold (init.c env_hide took it out of
+ * the program's copy) is answered from the environment the process started
+ * with: a program that joins the trace itself (a nested `sandtrace run`
+ * looking for SANDTRACE_LIB, a tool reading SANDTRACE_SOCKET) still finds
+ * it; `env` and environ do not show it.  Only from the initial stack's
+ * array (never freed), and not SANDTRACE_EXE (this exec's alone). */
+static char *env_hidden(const char *name)
+{
+	char **e = st__g.env_clean ? st__g.env_from : NULL;
+	if (!e || e != st__g.argv + st__g.argc + 1 || strncmp(name, "SANDTRACE_", 10) != 0 ||
+	    !strcmp(name, SANDTRACE_ENV_EXE) || strchr(name, '='))
+		return NULL;
+	size_t n = strlen(name);
+	for (; *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+EXPORT char *getenv(const char *name)
+{
+	char *v = env_value(REAL(getenv)(name));
+	return v || name[0] != 'S' ? v : env_hidden(name);
+}
+EXPORT char *secure_getenv(const char *name)
+{
+	char *v = env_value(REAL(secure_getenv)(name));
+	/* (none for a set-id program, as libc answers) */
+	return v || name[0] != 'S' || st__auxval(AT_SECURE) ? v : env_hidden(name);
+}
 /* its older name (glibc's alias, a compat symbol) */
 EXPORT char *__secure_getenv(const char *name) ST_ALIAS(secure_getenv);
 
